@@ -1,0 +1,130 @@
+package dev.weir.runner;
+
+import dev.weir.translation.StepFailure;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.metrics.MetricResults;
+import org.apache.beam.sdk.util.UserCodeException;
+import org.apache.spark.SparkContext;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running or finished Weir pipeline. It owns the driver thread that runs the pipeline's Spark
+ * jobs, all in one Spark job group, so that {@link #cancel} can stop them.
+ */
+final class WeirPipelineResult implements PipelineResult {
+  private static final Logger LOG = LoggerFactory.getLogger(WeirPipelineResult.class);
+  private static final AtomicInteger IDS = new AtomicInteger();
+
+  private final String jobGroup;
+  private final SparkContext sparkContext;
+  private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
+  private final CompletableFuture<Void> done = new CompletableFuture<>();
+  private final Thread driver;
+
+  WeirPipelineResult(String name, SparkContext sparkContext, Runnable pipeline) {
+    this.jobGroup = "weir-" + IDS.incrementAndGet() + "-" + name;
+    this.sparkContext = sparkContext;
+    this.driver =
+        new Thread(
+            () -> {
+              try {
+                sparkContext.setJobGroup(jobGroup, name, true);
+                pipeline.run();
+                state.compareAndSet(State.RUNNING, State.DONE);
+                done.complete(null);
+              } catch (Throwable t) {
+                if (!state.compareAndSet(State.RUNNING, State.FAILED)) {
+                  LOG.debug("Pipeline {} ended after cancel", jobGroup, t);
+                }
+                done.completeExceptionally(t);
+              } finally {
+                sparkContext.clearJobGroup();
+              }
+            },
+            jobGroup);
+  }
+
+  void start() {
+    driver.start();
+  }
+
+  @Override
+  public State getState() {
+    return state.get();
+  }
+
+  @Override
+  public State cancel() {
+    if (state.compareAndSet(State.RUNNING, State.CANCELLED)) {
+      sparkContext.cancelJobGroup(jobGroup);
+      driver.interrupt();
+    }
+    return state.get();
+  }
+
+  @Override
+  public @Nullable State waitUntilFinish(Duration duration) {
+    try {
+      if (duration == null || duration.getMillis() < 1) {
+        done.get();
+      } else {
+        done.get(duration.getMillis(), TimeUnit.MILLISECONDS);
+      }
+    } catch (TimeoutException e) {
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    } catch (CancellationException e) {
+      return state.get();
+    } catch (ExecutionException e) {
+      if (state.get() == State.CANCELLED) {
+        return State.CANCELLED;
+      }
+      throw asPipelineFailure(e.getCause());
+    }
+    return state.get();
+  }
+
+  @Override
+  public State waitUntilFinish() {
+    return waitUntilFinish(Duration.ZERO);
+  }
+
+  @Override
+  public MetricResults metrics() {
+    throw new UnsupportedOperationException(
+        "WeirRunner does not collect Beam metrics yet: PipelineResult.metrics() is not available");
+  }
+
+  /**
+   * The exception a Beam user expects for a failed pipeline: user code failures become a
+   * {@link Pipeline.PipelineExecutionException} whose cause is the user's exception and whose
+   * message names the step; the rest stay as they are or are wrapped the same way.
+   */
+  static RuntimeException asPipelineFailure(Throwable t) {
+    StepFailure failure = StepFailure.find(t);
+    if (failure != null) {
+      Throwable cause = failure.getCause();
+      while (cause instanceof UserCodeException && cause.getCause() != null) {
+        cause = cause.getCause();
+      }
+      return new StepExecutionException(failure.stepName(), cause);
+    }
+    if (t instanceof Pipeline.PipelineExecutionException) {
+      return (RuntimeException) t;
+    }
+    return new Pipeline.PipelineExecutionException(t);
+  }
+}

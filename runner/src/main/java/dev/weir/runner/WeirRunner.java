@@ -1,0 +1,90 @@
+package dev.weir.runner;
+
+import dev.weir.translation.ModeDetector;
+import dev.weir.translation.Overrides;
+import dev.weir.translation.PipelineTranslator;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.PipelineRunner;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.options.PipelineOptionsValidator;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Beam runner that executes pipelines on Apache Spark 4: {@code --runner=WeirRunner}.
+ *
+ * <p>{@link #run} validates the options, detects the mode, rewrites the pipeline into what Weir
+ * translates, checks that every step can be translated (so an unsupported transform fails
+ * before any Spark job runs), and then runs the Spark jobs on a driver thread owned by the
+ * returned {@link PipelineResult}.
+ */
+public final class WeirRunner extends PipelineRunner<PipelineResult> {
+  private static final Logger LOG = LoggerFactory.getLogger(WeirRunner.class);
+
+  private final WeirPipelineOptions options;
+
+  private WeirRunner(WeirPipelineOptions options) {
+    this.options = options;
+  }
+
+  /** Called by Beam for {@code --runner=WeirRunner}. */
+  public static WeirRunner fromOptions(PipelineOptions options) {
+    WeirPipelineOptions weir = PipelineOptionsValidator.validate(WeirPipelineOptions.class, options);
+    SparkSessions.validate(weir);
+    if (weir.getRuntimeMode() == null) {
+      throw new IllegalArgumentException(
+          "Invalid --runtimeMode: accepted values are AUTOMATIC, BATCH, STREAMING");
+    }
+    return new WeirRunner(weir);
+  }
+
+  @Override
+  public PipelineResult run(Pipeline pipeline) {
+    PCollection<?> unbounded = ModeDetector.firstUnbounded(pipeline);
+    boolean streaming;
+    switch (options.getRuntimeMode()) {
+      case BATCH:
+        if (unbounded != null) {
+          throw new IllegalArgumentException(
+              "--runtimeMode=BATCH, but PCollection '" + unbounded.getName()
+                  + "' is unbounded: use --runtimeMode=AUTOMATIC or STREAMING for unbounded input");
+        }
+        streaming = false;
+        break;
+      case STREAMING:
+        streaming = true;
+        break;
+      default:
+        streaming = unbounded != null || options.isStreaming();
+    }
+    if (streaming) {
+      throw new UnsupportedOperationException(
+          "WeirRunner runs batch pipelines only for now; this pipeline needs streaming because "
+              + (unbounded != null
+                  ? "PCollection '" + unbounded.getName() + "' is unbounded"
+                  : "--runtimeMode=STREAMING or --streaming was set"));
+    }
+
+    Overrides.apply(pipeline);
+    PipelineTranslator plan = PipelineTranslator.check(pipeline);
+    LOG.info("Batch plan of {}:\n{}", options.getJobName(), plan.explain());
+
+    SparkSession session = SparkSessions.getOrCreate(options);
+    WeirPipelineResult result =
+        new WeirPipelineResult(
+            options.getJobName(), session.sparkContext(), () -> plan.execute(session, options));
+    result.start();
+    if (options.isBlockOnRun()) {
+      result.waitUntilFinish();
+    }
+    return result;
+  }
+
+  @Override
+  public String toString() {
+    return "WeirRunner";
+  }
+}

@@ -1,0 +1,20 @@
+package dev.weir.runner;
+
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+
+/** Pipelines on WeirRunner for tests, on embedded Spark bound to 127.0.0.1. */
+final class Pipelines {
+  private Pipelines() {}
+
+  static WeirPipelineOptions options(String... args) {
+    WeirPipelineOptions options = PipelineOptionsFactory.fromArgs(args).as(WeirPipelineOptions.class);
+    options.setRunner(WeirRunner.class);
+    options.setSparkMaster("local[2]");
+    return options;
+  }
+
+  static Pipeline create(String... args) {
+    return Pipeline.create(options(args));
+  }
+}

@@ -1,0 +1,163 @@
+package dev.weir.translation;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.runners.core.construction.SerializablePipelineOptions;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.runners.AppliedPTransform;
+import org.apache.beam.sdk.runners.TransformHierarchy;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PValue;
+import org.apache.spark.SparkContext;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Translates a batch pipeline onto Spark Datasets, in named passes:
+ *
+ * <ol>
+ *   <li><b>check</b> ({@link #check}): walks the expanded DAG in topological order, picks for
+ *       each node the translator that takes it whole, counts the consumers of every PCollection,
+ *       and fails on the first transform nothing can translate, naming the step, the transform
+ *       and why. No Spark job runs in this pass.
+ *   <li><b>translation</b> ({@link #execute}): each translator builds its lazy Datasets; a
+ *       PCollection read by several transforms is persisted once; side inputs are collected and
+ *       broadcast when first read.
+ *   <li><b>evaluation</b>: every leaf Dataset (one that nothing reads) is computed in one Spark
+ *       job described by its Beam step name.
+ * </ol>
+ */
+public final class PipelineTranslator {
+  private static final Logger LOG = LoggerFactory.getLogger(PipelineTranslator.class);
+
+  private final Pipeline pipeline;
+  private final List<Step> steps;
+  private final Map<PCollection<?>, Integer> consumers;
+
+  private PipelineTranslator(Pipeline pipeline, List<Step> steps, Map<PCollection<?>, Integer> consumers) {
+    this.pipeline = pipeline;
+    this.steps = steps;
+    this.consumers = consumers;
+  }
+
+  /** One node of the plan: a transform and the translator that takes it whole. */
+  private static final class Step {
+    final AppliedPTransform<?, ?, ?> applied;
+    final TransformTranslator<PTransform<?, ?>> translator;
+
+    Step(AppliedPTransform<?, ?, ?> applied, TransformTranslator<PTransform<?, ?>> translator) {
+      this.applied = applied;
+      this.translator = translator;
+    }
+  }
+
+  /**
+   * The check pass.
+   *
+   * @throws UnsupportedOperationException naming the first step that cannot be translated
+   */
+  public static PipelineTranslator check(Pipeline pipeline) {
+    List<Step> steps = new ArrayList<>();
+    Map<PCollection<?>, Integer> consumers = new HashMap<>();
+    TranslationContext probe = new TranslationContext(null, null, consumers);
+    pipeline.traverseTopologically(
+        new Pipeline.PipelineVisitor.Defaults() {
+          @Override
+          public CompositeBehavior enterCompositeTransform(TransformHierarchy.Node node) {
+            if (node.isRootNode()) {
+              return CompositeBehavior.ENTER_TRANSFORM;
+            }
+            TransformTranslator<PTransform<?, ?>> translator = TranslatorRegistry.batch(node.getTransform());
+            if (translator == null) {
+              return CompositeBehavior.ENTER_TRANSFORM;
+            }
+            AppliedPTransform<?, ?, ?> applied = node.toAppliedPTransform(pipeline);
+            probe.setCurrent(applied);
+            String why = translator.whyNot(node.getTransform(), probe);
+            if (why != null) {
+              LOG.debug("Expanding {}: {}", node.getFullName(), why);
+              return CompositeBehavior.ENTER_TRANSFORM;
+            }
+            add(node, applied, translator);
+            return CompositeBehavior.DO_NOT_ENTER_TRANSFORM;
+          }
+
+          @Override
+          public void visitPrimitiveTransform(TransformHierarchy.Node node) {
+            PTransform<?, ?> transform = node.getTransform();
+            TransformTranslator<PTransform<?, ?>> translator = TranslatorRegistry.batch(transform);
+            if (translator == null) {
+              throw unsupported(node, "WeirRunner has no batch translation for this primitive transform");
+            }
+            AppliedPTransform<?, ?, ?> applied = node.toAppliedPTransform(pipeline);
+            probe.setCurrent(applied);
+            String why = translator.whyNot(transform, probe);
+            if (why != null) {
+              throw unsupported(node, why);
+            }
+            add(node, applied, translator);
+          }
+
+          private void add(
+              TransformHierarchy.Node node,
+              AppliedPTransform<?, ?, ?> applied,
+              TransformTranslator<PTransform<?, ?>> translator) {
+            for (PValue input : node.getInputs().values()) {
+              if (input instanceof PCollection) {
+                consumers.merge((PCollection<?>) input, 1, Integer::sum);
+              }
+            }
+            steps.add(new Step(applied, translator));
+          }
+        });
+    return new PipelineTranslator(pipeline, steps, consumers);
+  }
+
+  private static UnsupportedOperationException unsupported(TransformHierarchy.Node node, String why) {
+    return new UnsupportedOperationException(
+        "Step '" + node.getFullName() + "' (" + node.getTransform().getClass().getName()
+            + ") cannot run on WeirRunner: " + why);
+  }
+
+  /** The plan, one line per step: the Beam step name and the translator that runs it. */
+  public String explain() {
+    StringBuilder sb = new StringBuilder();
+    for (Step step : steps) {
+      sb.append(step.applied.getFullName())
+          .append(" -> ")
+          .append(step.translator.getClass().getSimpleName())
+          .append('\n');
+    }
+    return sb.toString();
+  }
+
+  /** The translation and evaluation passes: runs the pipeline on {@code session}. */
+  public void execute(SparkSession session, PipelineOptions options) {
+    TranslationContext context =
+        new TranslationContext(session, new SerializablePipelineOptions(options), consumers);
+    SparkContext sc = session.sparkContext();
+    try {
+      for (Step step : steps) {
+        context.setCurrent(step.applied);
+        step.translator.translate(step.applied.getTransform(), context);
+      }
+      for (Map.Entry<String, Dataset<?>> leaf : context.leaves().entrySet()) {
+        sc.setJobDescription(leaf.getKey());
+        leaf.getValue().queryExecution().toRdd().count();
+      }
+    } finally {
+      sc.setJobDescription(null);
+      context.close();
+    }
+  }
+
+  Pipeline pipeline() {
+    return pipeline;
+  }
+}

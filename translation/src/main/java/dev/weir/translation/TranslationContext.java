@@ -1,0 +1,180 @@
+package dev.weir.translation;
+
+import dev.weir.encoders.CoderEncoders;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.runners.core.construction.SerializablePipelineOptions;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.runners.AppliedPTransform;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionView;
+import org.apache.beam.sdk.values.PValue;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoder;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.storage.StorageLevel;
+
+/**
+ * What translators share while one pipeline is translated: the Spark session, the Dataset of
+ * every translated PCollection, the views, and the transform being translated now.
+ *
+ * <p>A PCollection with several consumers (main or side input) is persisted once, so that it
+ * is computed once; {@link #close} unpersists them when the pipeline is done.
+ */
+public final class TranslationContext {
+  private final SparkSession session;
+  private final SerializablePipelineOptions options;
+  private final Map<PCollection<?>, Integer> consumers;
+  private final Map<PCollection<?>, Dataset<?>> datasets = new HashMap<>();
+  private final Map<TupleTag<?>, PCollection<?>> viewInputs = new HashMap<>();
+  private final Map<TupleTag<?>, SideInputData> sideInputs = new HashMap<>();
+  private final Map<String, Dataset<?>> leaves = new LinkedHashMap<>();
+  private final List<Dataset<?>> persisted = new ArrayList<>();
+  private AppliedPTransform<?, ?, ?> current;
+
+  TranslationContext(
+      SparkSession session, SerializablePipelineOptions options, Map<PCollection<?>, Integer> consumers) {
+    this.session = session;
+    this.options = options;
+    this.consumers = consumers;
+  }
+
+  public SparkSession session() {
+    return session;
+  }
+
+  public SerializablePipelineOptions options() {
+    return options;
+  }
+
+  void setCurrent(AppliedPTransform<?, ?, ?> transform) {
+    this.current = transform;
+  }
+
+  public AppliedPTransform<?, ?, ?> current() {
+    return current;
+  }
+
+  public String stepName() {
+    return current.getFullName();
+  }
+
+  /** The single main input of the current transform. */
+  @SuppressWarnings("unchecked")
+  public <T> PCollection<T> input() {
+    return (PCollection<T>) getOnly(current.getMainInputs());
+  }
+
+  /** The single output of the current transform. */
+  @SuppressWarnings("unchecked")
+  public <T> PCollection<T> output() {
+    return (PCollection<T>) getOnly(current.getOutputs());
+  }
+
+  public Map<TupleTag<?>, PCollection<?>> outputs() {
+    return current.getOutputs();
+  }
+
+  private static PCollection<?> getOnly(Map<TupleTag<?>, PCollection<?>> map) {
+    if (map.size() != 1) {
+      throw new IllegalStateException("Expected exactly one PCollection, got " + map.keySet());
+    }
+    return map.values().iterator().next();
+  }
+
+  @SuppressWarnings("unchecked")
+  public <T> Dataset<WindowedValue<T>> dataset(PCollection<T> pc) {
+    Dataset<?> ds = datasets.get(pc);
+    if (ds == null) {
+      throw new IllegalStateException("PCollection " + pc + " has not been translated yet");
+    }
+    return (Dataset<WindowedValue<T>>) ds;
+  }
+
+  /** Registers the Dataset of {@code pc}; persists it when more than one transform reads it. */
+  public <T> void putDataset(PCollection<T> pc, Dataset<WindowedValue<T>> ds) {
+    int readers = consumers.getOrDefault(pc, 0);
+    Dataset<WindowedValue<T>> named = ds;
+    if (readers > 1) {
+      named = ds.persist(StorageLevel.MEMORY_AND_DISK());
+      persisted.add(named);
+    }
+    datasets.put(pc, named);
+    if (readers == 0) {
+      leaves.put(stepName() + " [" + pc.getName() + "]", named);
+    }
+  }
+
+  /**
+   * Registers {@code ds} for {@code pc} without treating it as a leaf: for outputs that stand for
+   * their input, like a view's.
+   */
+  public <T> void putAlias(PCollection<T> pc, Dataset<WindowedValue<T>> ds) {
+    datasets.put(pc, ds);
+  }
+
+  /** Persists a Dataset that several outputs of the current step are derived from. */
+  public <T> Dataset<T> persistShared(Dataset<T> ds) {
+    Dataset<T> p = ds.persist(StorageLevel.MEMORY_AND_DISK());
+    persisted.add(p);
+    return p;
+  }
+
+  /** The Spark encoder for the windowed elements of {@code pc}. */
+  public static <T> Encoder<WindowedValue<T>> encoder(PCollection<T> pc) {
+    return CoderEncoders.windowed(pc.getCoder(), windowCoder(pc));
+  }
+
+  public static Coder<? extends BoundedWindow> windowCoder(PCollection<?> pc) {
+    return pc.getWindowingStrategy().getWindowFn().windowCoder();
+  }
+
+  public void putView(PCollectionView<?> view, PCollection<?> elements) {
+    viewInputs.put(view.getTagInternal(), elements);
+  }
+
+  /**
+   * The contents of a side input, collected from its Dataset and broadcast on first use. This
+   * runs a Spark job, so it is called only in the translation pass, never in the check pass.
+   */
+  public SideInputData sideInput(PCollectionView<?> view) {
+    return sideInputs.computeIfAbsent(
+        view.getTagInternal(),
+        tag -> {
+          PCollection<?> pc = viewInputs.get(tag);
+          if (pc == null) {
+            throw new IllegalStateException("View " + view + " was never created in this pipeline");
+          }
+          return SideInputData.collect(this, view, pc);
+        });
+  }
+
+  /** Datasets that no transform reads: evaluating them runs the whole pipeline. */
+  Map<String, Dataset<?>> leaves() {
+    return leaves;
+  }
+
+  void close() {
+    for (Dataset<?> ds : persisted) {
+      ds.unpersist(false);
+    }
+    for (SideInputData data : sideInputs.values()) {
+      data.destroy();
+    }
+  }
+
+  /** Registers a Dataset that must be evaluated although it has no PCollection (a sink step). */
+  public void addLeaf(String name, Dataset<?> ds) {
+    leaves.put(name, ds);
+  }
+
+  boolean hasDataset(PValue value) {
+    return datasets.containsKey(value);
+  }
+}

@@ -1,0 +1,93 @@
+package dev.weir.translation.batch;
+
+import dev.weir.translation.TransformTranslator;
+import dev.weir.translation.TranslationContext;
+import org.apache.beam.sdk.coders.CannotProvideCoderException;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.transforms.Combine;
+import org.apache.beam.sdk.transforms.CombineFnBase.GlobalCombineFn;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.beam.sdk.values.WindowingStrategy;
+import org.apache.spark.api.java.function.MapFunction;
+import org.apache.spark.sql.Encoders;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import scala.Tuple2;
+
+/**
+ * {@code Combine.PerKey} translated whole, as a Spark {@link CombineAggregator} grouped by the
+ * Beam-encoded (key, window): map-side partial aggregation, then a shuffle of accumulators.
+ * Merging windows and side inputs are left to the composite's expansion (GroupByKey, then the
+ * combining ParDo), where they are handled already.
+ */
+public final class CombinePerKeyTranslator implements TransformTranslator<Combine.PerKey<?, ?, ?>> {
+
+  @Override
+  public @Nullable String whyNot(Combine.PerKey<?, ?, ?> transform, TranslationContext context) {
+    PCollection<?> input = context.input();
+    if (!input.getWindowingStrategy().getWindowFn().isNonMerging()) {
+      return "merging windows are combined after a GroupByKey";
+    }
+    if (!transform.getSideInputs().isEmpty()) {
+      return "a CombineFn with side inputs runs as a ParDo after a GroupByKey";
+    }
+    try {
+      accumulatorCoder(transform, input);
+    } catch (CannotProvideCoderException | RuntimeException e) {
+      return "no accumulator coder: " + e.getMessage();
+    }
+    return null;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Coder<Object> accumulatorCoder(Combine.PerKey<?, ?, ?> transform, PCollection<?> input)
+      throws CannotProvideCoderException {
+    KvCoder<?, ?> kv = (KvCoder<?, ?>) input.getCoder();
+    GlobalCombineFn<Object, Object, Object> fn = (GlobalCombineFn<Object, Object, Object>) transform.getFn();
+    return fn.getAccumulatorCoder(input.getPipeline().getCoderRegistry(), (Coder<Object>) kv.getValueCoder());
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public void translate(Combine.PerKey<?, ?, ?> transform, TranslationContext context) {
+    PCollection<KV<Object, Object>> input = context.input();
+    PCollection<KV<Object, Object>> out = context.output();
+    KvCoder<Object, Object> kvCoder = (KvCoder<Object, Object>) input.getCoder();
+    WindowingStrategy<?, BoundedWindow> strategy =
+        (WindowingStrategy<?, BoundedWindow>) input.getWindowingStrategy();
+    Coder<BoundedWindow> windowCoder = strategy.getWindowFn().windowCoder();
+    Coder<Object> accumulatorCoder;
+    try {
+      accumulatorCoder = accumulatorCoder(transform, input);
+    } catch (CannotProvideCoderException e) {
+      throw new IllegalStateException(e);
+    }
+    CombineAggregator aggregator =
+        new CombineAggregator(
+            context.stepName(),
+            transform.getFn(),
+            context.options(),
+            strategy.getTimestampCombiner(),
+            new CombineBuffer.BufferCoder(kvCoder.getKeyCoder(), windowCoder, accumulatorCoder),
+            TranslationContext.encoder(out));
+    context.putDataset(
+        out,
+        context
+            .dataset(input)
+            .flatMap(new GroupByKeyTranslator.ExplodeWindows<>(), TranslationContext.encoder(input))
+            .groupByKey(new GroupByKeyTranslator.GroupingKey(kvCoder.getKeyCoder(), windowCoder), Encoders.BINARY())
+            .agg(aggregator.toColumn())
+            .map(new SecondOfPair(), TranslationContext.encoder(out)));
+  }
+
+  private static final class SecondOfPair
+      implements MapFunction<Tuple2<byte[], WindowedValue<KV<Object, Object>>>, WindowedValue<KV<Object, Object>>> {
+    @Override
+    public WindowedValue<KV<Object, Object>> call(Tuple2<byte[], WindowedValue<KV<Object, Object>>> pair) {
+      return pair._2();
+    }
+  }
+}

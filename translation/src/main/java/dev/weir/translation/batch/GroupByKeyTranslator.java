@@ -1,0 +1,153 @@
+package dev.weir.translation.batch;
+
+import dev.weir.translation.StepFailure;
+import dev.weir.translation.TransformTranslator;
+import dev.weir.translation.TranslationContext;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.transforms.GroupByKey;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.PaneInfo;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.beam.sdk.values.WindowedValues;
+import org.apache.beam.sdk.values.WindowingStrategy;
+import org.apache.spark.api.java.function.FlatMapFunction;
+import org.apache.spark.api.java.function.FlatMapGroupsFunction;
+import org.apache.spark.api.java.function.MapFunction;
+import org.apache.spark.sql.Encoders;
+import org.joda.time.Instant;
+
+/**
+ * {@code GroupByKey} in batch: one Spark shuffle on the Beam-encoded key (plus the window, for
+ * non-merging WindowFns), then each group becomes one pane per window. Merging WindowFns
+ * (sessions, custom) group by key alone and merge that key's windows in memory. Key equality is
+ * Beam's: equal encodings under the (deterministic) key coder.
+ */
+public final class GroupByKeyTranslator implements TransformTranslator<GroupByKey<?, ?>> {
+  @Override
+  @SuppressWarnings("unchecked")
+  public void translate(GroupByKey<?, ?> transform, TranslationContext context) {
+    PCollection<KV<Object, Object>> input = context.input();
+    PCollection<KV<Object, Iterable<Object>>> out = context.output();
+    KvCoder<Object, Object> kvCoder = (KvCoder<Object, Object>) input.getCoder();
+    WindowingStrategy<?, BoundedWindow> strategy =
+        (WindowingStrategy<?, BoundedWindow>) input.getWindowingStrategy();
+    boolean merging = !strategy.getWindowFn().isNonMerging();
+    GroupingKey groupingKey =
+        new GroupingKey(kvCoder.getKeyCoder(), merging ? null : strategy.getWindowFn().windowCoder());
+    context.putDataset(
+        out,
+        context
+            .dataset(input)
+            .flatMap(new ExplodeWindows<>(), TranslationContext.encoder(input))
+            .groupByKey(groupingKey, Encoders.BINARY())
+            .flatMapGroups(
+                new GroupAlsoByWindow(context.stepName(), strategy, merging),
+                TranslationContext.encoder(out)));
+  }
+
+  /** One element per window, so that grouping by (key, window) is a plain shuffle. */
+  static final class ExplodeWindows<T> implements FlatMapFunction<WindowedValue<T>, WindowedValue<T>> {
+    @Override
+    @SuppressWarnings("unchecked")
+    public Iterator<WindowedValue<T>> call(WindowedValue<T> value) {
+      if (value.getWindows().size() == 1) {
+        return List.of(value).iterator();
+      }
+      return ((Iterable<WindowedValue<T>>) value.explodeWindows()).iterator();
+    }
+  }
+
+  /** The Beam encoding of the key, followed by that of the window when it is not merged. */
+  static final class GroupingKey implements MapFunction<WindowedValue<KV<Object, Object>>, byte[]> {
+    private final Coder<Object> keyCoder;
+    private final Coder<BoundedWindow> windowCoder;
+
+    GroupingKey(Coder<Object> keyCoder, Coder<BoundedWindow> windowCoder) {
+      this.keyCoder = keyCoder;
+      this.windowCoder = windowCoder;
+    }
+
+    @Override
+    public byte[] call(WindowedValue<KV<Object, Object>> value) throws IOException {
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      keyCoder.encode(value.getValue().getKey(), bytes);
+      if (windowCoder != null) {
+        windowCoder.encode(value.getWindows().iterator().next(), bytes);
+      }
+      return bytes.toByteArray();
+    }
+  }
+
+  /** Turns the elements of one key (and window) into a pane per (merged) window. */
+  static final class GroupAlsoByWindow
+      implements FlatMapGroupsFunction<byte[], WindowedValue<KV<Object, Object>>, WindowedValue<KV<Object, Iterable<Object>>>> {
+    private final String stepName;
+    private final WindowingStrategy<?, BoundedWindow> strategy;
+    private final boolean merging;
+
+    GroupAlsoByWindow(String stepName, WindowingStrategy<?, BoundedWindow> strategy, boolean merging) {
+      this.stepName = stepName;
+      this.strategy = strategy;
+      this.merging = merging;
+    }
+
+    @Override
+    public Iterator<WindowedValue<KV<Object, Iterable<Object>>>> call(
+        byte[] groupKey, Iterator<WindowedValue<KV<Object, Object>>> elements) {
+      Map<BoundedWindow, Pane> panes = new LinkedHashMap<>();
+      List<WindowedValue<KV<Object, Object>>> all = new ArrayList<>();
+      elements.forEachRemaining(all::add);
+      Map<BoundedWindow, BoundedWindow> mergedInto = null;
+      if (merging) {
+        List<BoundedWindow> windows = new ArrayList<>();
+        for (WindowedValue<KV<Object, Object>> e : all) {
+          windows.add(e.getWindows().iterator().next());
+        }
+        try {
+          mergedInto = WindowedGroups.mergeWindows(strategy.getWindowFn(), windows);
+        } catch (Exception e) {
+          throw new StepFailure(stepName, e);
+        }
+      }
+      for (WindowedValue<KV<Object, Object>> e : all) {
+        BoundedWindow window = e.getWindows().iterator().next();
+        if (mergedInto != null) {
+          window = mergedInto.get(window);
+        }
+        Pane pane = panes.computeIfAbsent(window, w -> new Pane(e.getValue().getKey()));
+        pane.values.add(e.getValue().getValue());
+        pane.timestamps.add(e.getTimestamp());
+      }
+      List<WindowedValue<KV<Object, Iterable<Object>>>> out = new ArrayList<>(panes.size());
+      panes.forEach(
+          (window, pane) ->
+              out.add(
+                  WindowedValues.of(
+                      KV.of(pane.key, (Iterable<Object>) pane.values),
+                      WindowedGroups.outputTimestamp(strategy.getTimestampCombiner(), window, pane.timestamps),
+                      window,
+                      PaneInfo.ON_TIME_AND_ONLY_FIRING)));
+      return out.iterator();
+    }
+  }
+
+  private static final class Pane {
+    final Object key;
+    final List<Object> values = new ArrayList<>();
+    final List<Instant> timestamps = new ArrayList<>();
+
+    Pane(Object key) {
+      this.key = key;
+    }
+  }
+}

@@ -1,0 +1,128 @@
+package dev.weir.translation.batch;
+
+import dev.weir.encoders.CoderEncoders;
+import dev.weir.translation.SideInputData;
+import dev.weir.translation.TransformTranslator;
+import dev.weir.translation.TranslationContext;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.join.RawUnionValue;
+import org.apache.beam.sdk.transforms.join.UnionCoder;
+import org.apache.beam.sdk.transforms.reflect.DoFnSignature;
+import org.apache.beam.sdk.transforms.reflect.DoFnSignatures;
+import org.apache.beam.sdk.util.construction.ParDoTranslation;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionView;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.spark.api.java.function.FilterFunction;
+import org.apache.spark.api.java.function.MapFunction;
+import org.apache.spark.sql.Dataset;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * {@code ParDo.MultiOutput} in batch: one {@code mapPartitions} running the DoFn per partition.
+ * Spark pipelines consecutive ParDos into one stage. With several outputs the DoFn writes a
+ * tagged union once, persisted, and each output is a filter of it.
+ */
+public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOutput<?, ?>> {
+
+  @Override
+  public @Nullable String whyNot(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
+    DoFn<?, ?> fn = transform.getFn();
+    DoFnSignature signature = DoFnSignatures.signatureForDoFn(fn);
+    if (signature.usesState() || signature.usesTimers() || signature.onWindowExpiration() != null) {
+      return "its DoFn " + fn.getClass().getName() + " uses state or timers, which WeirRunner does "
+          + "not support yet in batch";
+    }
+    if (signature.processElement().requiresTimeSortedInput()) {
+      return "its DoFn " + fn.getClass().getName() + " requires time-sorted input, which WeirRunner "
+          + "does not support yet";
+    }
+    if (signature.processElement().isSplittable()) {
+      return "its DoFn " + fn.getClass().getName() + " is splittable over unbounded input, which "
+          + "needs streaming";
+    }
+    return null;
+  }
+
+  @Override
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public void translate(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
+    PCollection<Object> input = context.input();
+    Map<TupleTag<?>, PCollection<?>> outputs = context.outputs();
+    List<TupleTag<?>> tags = new ArrayList<>();
+    tags.add(transform.getMainOutputTag());
+    for (TupleTag<?> tag : outputs.keySet()) {
+      if (!tag.equals(transform.getMainOutputTag())) {
+        tags.add(tag);
+      }
+    }
+    Map<TupleTag<?>, Coder<?>> outputCoders = new HashMap<>();
+    outputs.forEach((tag, pc) -> outputCoders.put(tag, pc.getCoder()));
+
+    List<SideInputData> sideInputs = new ArrayList<>();
+    for (PCollectionView<?> view : transform.getSideInputs().values()) {
+      sideInputs.add(context.sideInput(view));
+    }
+    DoFnFunction fn =
+        new DoFnFunction(
+            context.stepName(),
+            transform.getFn(),
+            context.options(),
+            input.getCoder(),
+            outputCoders,
+            tags,
+            input.getWindowingStrategy(),
+            ParDoTranslation.getSchemaInformation(context.current()),
+            ParDoTranslation.getSideInputMapping(context.current()),
+            sideInputs);
+
+    Dataset<WindowedValue<Object>> in = context.dataset(input);
+    if (tags.size() == 1) {
+      PCollection<Object> out = (PCollection<Object>) outputs.get(tags.get(0));
+      context.putDataset(out, in.mapPartitions(fn, TranslationContext.encoder(out)));
+      return;
+    }
+    List<Coder<?>> coders = new ArrayList<>();
+    for (TupleTag<?> tag : tags) {
+      coders.add(outputCoders.get(tag));
+    }
+    Dataset<WindowedValue<Object>> union =
+        context.persistShared(
+            in.mapPartitions(
+                fn,
+                (org.apache.spark.sql.Encoder)
+                    CoderEncoders.windowed(UnionCoder.of(coders), TranslationContext.windowCoder(input))));
+    for (int i = 0; i < tags.size(); i++) {
+      PCollection<Object> out = (PCollection<Object>) outputs.get(tags.get(i));
+      context.putDataset(
+          out, union.filter(new HasUnionTag(i)).map(new UnwrapUnion(), TranslationContext.encoder(out)));
+    }
+  }
+
+  private static final class HasUnionTag implements FilterFunction<WindowedValue<Object>> {
+    private final int tag;
+
+    HasUnionTag(int tag) {
+      this.tag = tag;
+    }
+
+    @Override
+    public boolean call(WindowedValue<Object> value) {
+      return ((RawUnionValue) value.getValue()).getUnionTag() == tag;
+    }
+  }
+
+  private static final class UnwrapUnion implements MapFunction<WindowedValue<Object>, WindowedValue<Object>> {
+    @Override
+    public WindowedValue<Object> call(WindowedValue<Object> value) {
+      return value.withValue(((RawUnionValue) value.getValue()).getValue());
+    }
+  }
+}

@@ -1,0 +1,140 @@
+package dev.weir.translation.batch;
+
+import dev.weir.translation.StepFailure;
+import dev.weir.translation.TransformTranslator;
+import dev.weir.translation.TranslationContext;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import org.apache.beam.runners.core.construction.SerializablePipelineOptions;
+import org.apache.beam.sdk.io.BoundedSource;
+import org.apache.beam.sdk.io.Read;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.util.SerializableUtils;
+import org.apache.beam.sdk.util.construction.SplittableParDo;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.beam.sdk.values.WindowedValues;
+import org.apache.spark.TaskContext;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.api.java.function.FlatMapFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The primitive bounded read ({@code Read.Bounded}, or the splittable-DoFn-wrapped read converted
+ * back to it): the source is split on the driver into bundles of about
+ * {@code estimatedSize / parallelism} bytes, one Spark partition per bundle.
+ */
+public final class ReadBoundedTranslator implements TransformTranslator<PTransform<?, ?>> {
+  private static final Logger LOG = LoggerFactory.getLogger(ReadBoundedTranslator.class);
+
+  static BoundedSource<?> sourceOf(PTransform<?, ?> transform) {
+    if (transform instanceof SplittableParDo.PrimitiveBoundedRead) {
+      return ((SplittableParDo.PrimitiveBoundedRead<?>) transform).getSource();
+    }
+    return ((Read.Bounded<?>) transform).getSource();
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public void translate(PTransform<?, ?> transform, TranslationContext context) {
+    PCollection<Object> out = context.output();
+    BoundedSource<Object> source = (BoundedSource<Object>) sourceOf(transform);
+    PipelineOptions options = context.options().get();
+    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(context.session().sparkContext());
+    int parallelism = Math.max(1, jsc.defaultParallelism());
+    List<byte[]> bundles = new ArrayList<>();
+    try {
+      long size = estimatedSize(source, options);
+      long desired = size > 0 ? Math.max(1, size / parallelism) : 64L * 1024 * 1024;
+      for (BoundedSource<Object> bundle : source.split(desired, options)) {
+        bundles.add(SerializableUtils.serializeToByteArray(bundle));
+      }
+    } catch (Exception e) {
+      throw new StepFailure(context.stepName(), e);
+    }
+    JavaRDD<WindowedValue<Object>> read =
+        jsc.parallelize(bundles, Math.max(1, bundles.size()))
+            .flatMap(new ReadBundle(context.stepName(), context.options()));
+    context.putDataset(out, context.session().createDataset(read.rdd(), TranslationContext.encoder(out)));
+  }
+
+  private static long estimatedSize(BoundedSource<?> source, PipelineOptions options) {
+    try {
+      return source.getEstimatedSizeBytes(options);
+    } catch (Exception e) {
+      LOG.info("No size estimate for {}, splitting by a default bundle size", source, e);
+      return 0;
+    }
+  }
+
+  /** Reads one bundle lazily, closing the reader at the end or when the task ends. */
+  private static final class ReadBundle implements FlatMapFunction<byte[], WindowedValue<Object>> {
+    private final String stepName;
+    private final SerializablePipelineOptions options;
+
+    ReadBundle(String stepName, SerializablePipelineOptions options) {
+      this.stepName = stepName;
+      this.options = options;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public Iterator<WindowedValue<Object>> call(byte[] serialized) {
+      BoundedSource<Object> source =
+          (BoundedSource<Object>) SerializableUtils.deserializeFromByteArray(serialized, stepName);
+      BoundedSource.BoundedReader<Object> reader;
+      boolean available;
+      try {
+        reader = source.createReader(options.get());
+        available = reader.start();
+      } catch (Exception e) {
+        throw new StepFailure(stepName, e);
+      }
+      TaskContext task = TaskContext.get();
+      if (task != null) {
+        task.addTaskCompletionListener((TaskContext ctx) -> closeQuietly(reader));
+      }
+      boolean first = available;
+      return new Iterator<>() {
+        private boolean hasCurrent = first;
+
+        @Override
+        public boolean hasNext() {
+          if (!hasCurrent) {
+            closeQuietly(reader);
+          }
+          return hasCurrent;
+        }
+
+        @Override
+        public WindowedValue<Object> next() {
+          if (!hasCurrent) {
+            throw new NoSuchElementException();
+          }
+          try {
+            WindowedValue<Object> value =
+                WindowedValues.timestampedValueInGlobalWindow(reader.getCurrent(), reader.getCurrentTimestamp());
+            hasCurrent = reader.advance();
+            return value;
+          } catch (Exception e) {
+            throw new StepFailure(stepName, e);
+          }
+        }
+      };
+    }
+
+    private void closeQuietly(BoundedSource.BoundedReader<Object> reader) {
+      try {
+        reader.close();
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("Closing a reader of step '{}' failed", stepName, e);
+      }
+    }
+  }
+}
