@@ -10,7 +10,9 @@ final class Pipelines {
   static WeirPipelineOptions options(String... args) {
     WeirPipelineOptions options = PipelineOptionsFactory.fromArgs(args).as(WeirPipelineOptions.class);
     options.setRunner(WeirRunner.class);
-    options.setSparkMaster("local[2]");
+    if (java.util.Arrays.stream(args).noneMatch(a -> a.startsWith("--sparkMaster="))) {
+      options.setSparkMaster("local[2]");
+    }
     return options;
   }
 

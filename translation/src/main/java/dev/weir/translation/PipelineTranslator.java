@@ -14,6 +14,7 @@ import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PValue;
 import org.apache.spark.SparkContext;
 import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -149,7 +150,9 @@ public final class PipelineTranslator {
       }
       for (Map.Entry<String, Dataset<?>> leaf : context.leaves().entrySet()) {
         sc.setJobDescription(leaf.getKey());
-        leaf.getValue().queryExecution().toRdd().count();
+        // Spark's "noop" sink runs the whole plan without turning rows back into objects, and
+        // as a Dataset action it shows in the Spark UI's SQL tab under the step's name.
+        leaf.getValue().write().format("noop").mode(SaveMode.Overwrite).save();
       }
     } finally {
       sc.setJobDescription(null);

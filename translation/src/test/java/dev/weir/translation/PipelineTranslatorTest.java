@@ -1,0 +1,114 @@
+package dev.weir.translation;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.coders.VarIntCoder;
+import org.apache.beam.sdk.state.StateSpec;
+import org.apache.beam.sdk.state.StateSpecs;
+import org.apache.beam.sdk.state.ValueState;
+import org.apache.beam.sdk.testing.PAssert;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.SimpleFunction;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.apache.spark.scheduler.SparkListenerJobStart;
+import org.junit.jupiter.api.Test;
+
+class PipelineTranslatorTest implements java.io.Serializable {
+
+  @Test
+  void unsupportedStepFailsBeforeAnySparkJobNamingStepTransformAndReason() {
+    Pipeline p = TestSpark.pipeline();
+    p.apply(Create.of(KV.of("k", 1))).apply("Remember", ParDo.of(new StatefulFn()));
+    TestSpark.drainJobs();
+    UnsupportedOperationException e =
+        assertThrows(UnsupportedOperationException.class, () -> TestSpark.run(p));
+    assertThat(e.getMessage(), containsString("Step 'Remember/ParMultiDo(Stateful)'"));
+    assertThat(e.getMessage(), containsString("ParDo$MultiOutput"));
+    assertThat(e.getMessage(), containsString("uses state or timers"));
+    assertThat(TestSpark.drainJobs(), hasSize(0));
+  }
+
+  @Test
+  void consecutiveParDosRunInOneStageAndJobsAreNamedAfterSteps() {
+    Pipeline p = TestSpark.pipeline();
+    p.apply(Create.of(1, 2, 3))
+        .apply("PlusOne", MapElements.into(TypeDescriptors.integers()).via((Integer x) -> x + 1))
+        .apply("Twice", MapElements.into(TypeDescriptors.integers()).via((Integer x) -> x * 2))
+        .apply("Last", MapElements.into(TypeDescriptors.integers()).via((Integer x) -> x - 1));
+    TestSpark.drainJobs();
+    TestSpark.run(p);
+    List<SparkListenerJobStart> jobs = TestSpark.drainJobs();
+    assertThat(jobs, hasSize(1));
+    assertThat(jobs.get(0).stageInfos().size(), is(1));
+    assertThat(
+        jobs.get(0).properties().getProperty("spark.job.description"),
+        containsString("Last/Map/ParMultiDo(Anonymous)"));
+  }
+
+  @Test
+  void aPCollectionWithSeveralConsumersIsComputedOnce() {
+    CountingFn.CALLS.set(0);
+    Pipeline p = TestSpark.pipeline();
+    PCollection<Integer> shared = p.apply(Create.of(1, 2, 3, 4)).apply("Count", ParDo.of(new CountingFn()));
+    PAssert.that(shared.apply("A", MapElements.via(new Negate()))).containsInAnyOrder(-1, -2, -3, -4);
+    PAssert.that(shared.apply("B", MapElements.via(new Negate()))).containsInAnyOrder(-1, -2, -3, -4);
+    TestSpark.run(p);
+    assertThat(CountingFn.CALLS.get(), equalTo(4));
+  }
+
+  @Test
+  void explainListsEveryStepWithItsTranslator() {
+    Pipeline p = TestSpark.pipeline();
+    p.apply(Create.of(KV.of("a", 1))).apply("Sum", org.apache.beam.sdk.transforms.Sum.integersPerKey());
+    Overrides.apply(p);
+    String plan = PipelineTranslator.check(p).explain();
+    assertThat(List.of(plan.split("\n")), hasItem("Sum -> CombinePerKeyTranslator"));
+    assertThat(plan, containsString("Create.Values/Impulse -> ImpulseTranslator"));
+  }
+
+  static final class StatefulFn extends DoFn<KV<String, Integer>, Integer> {
+    @StateId("seen")
+    private final StateSpec<ValueState<Integer>> seen = StateSpecs.value(VarIntCoder.of());
+
+    @ProcessElement
+    public void process(@Element KV<String, Integer> e, @StateId("seen") ValueState<Integer> seen) {
+      seen.write(e.getValue());
+    }
+
+    @Override
+    public String toString() {
+      return "Stateful";
+    }
+  }
+
+  static final class CountingFn extends DoFn<Integer, Integer> {
+    static final AtomicInteger CALLS = new AtomicInteger();
+
+    @ProcessElement
+    public void process(@Element Integer x, OutputReceiver<Integer> out) {
+      CALLS.incrementAndGet();
+      out.output(x);
+    }
+  }
+
+  static final class Negate extends SimpleFunction<Integer, Integer> {
+    @Override
+    public Integer apply(Integer x) {
+      return -x;
+    }
+  }
+}
