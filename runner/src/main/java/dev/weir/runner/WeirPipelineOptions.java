@@ -12,7 +12,7 @@ public interface WeirPipelineOptions extends PipelineOptions, StreamingOptions, 
 
   /** How {@link WeirRunner} chooses between batch and streaming execution. */
   enum RuntimeMode {
-    /** Streaming if some PCollection is unbounded (or {@code --streaming}), batch otherwise. */
+    /** Streaming if some PCollection is unbounded, batch otherwise ({@code --streaming} aside). */
     AUTOMATIC,
     /** Batch; an unbounded PCollection is an error. */
     BATCH,
@@ -40,6 +40,53 @@ public interface WeirPipelineOptions extends PipelineOptions, StreamingOptions, 
   List<String> getSparkConf();
 
   void setSparkConf(List<String> value);
+
+  /** What to do with processing-time timers and processing-time triggers. */
+  enum ProcessingTimeTimers {
+    /** Run them against a processing clock (the streaming default). */
+    ALLOW,
+    /** Drop them. */
+    IGNORE,
+    /** Reject the pipeline before it runs, naming the step (the batch default). */
+    FAIL
+  }
+
+  /** What to do with pending processing-time timers when the input ends. */
+  enum ProcessingTimeEndOfInput {
+    /** Fire them once and ignore new ones (the streaming default). */
+    FIRE_AND_QUIESCE,
+    /** Drop them (the batch default). */
+    IGNORE
+  }
+
+  /** Whether triggers are honoured. */
+  enum WindowTriggers {
+    /** Early and late panes as the user's trigger says (the streaming default). */
+    ALLOW,
+    /** Each window fires once, when complete (the batch default). */
+    IGNORE
+  }
+
+  @Description(
+      "ALLOW, IGNORE or FAIL: what to do with processing-time timers and triggers. Default: FAIL "
+          + "in batch (processing time has no meaning there), ALLOW in streaming.")
+  ProcessingTimeTimers getProcessingTimeTimers();
+
+  void setProcessingTimeTimers(ProcessingTimeTimers value);
+
+  @Description(
+      "FIRE_AND_QUIESCE or IGNORE: at the end of input, fire pending processing-time timers once "
+          + "and ignore new ones, or drop them. Default: IGNORE in batch, FIRE_AND_QUIESCE in streaming.")
+  ProcessingTimeEndOfInput getProcessingTimeEndOfInput();
+
+  void setProcessingTimeEndOfInput(ProcessingTimeEndOfInput value);
+
+  @Description(
+      "ALLOW or IGNORE: honour triggers (early and late panes), or fire each window once when "
+          + "complete. Default: IGNORE in batch, ALLOW in streaming.")
+  WindowTriggers getWindowTriggers();
+
+  void setWindowTriggers(WindowTriggers value);
 
   @Description(
       "Whether run() waits for the pipeline to finish (and throws its failure), as Beam's "

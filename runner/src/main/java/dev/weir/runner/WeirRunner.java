@@ -3,6 +3,7 @@ package dev.weir.runner;
 import dev.weir.translation.ModeDetector;
 import dev.weir.translation.Overrides;
 import dev.weir.translation.PipelineTranslator;
+import dev.weir.translation.TimePolicies;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.PipelineRunner;
@@ -58,19 +59,25 @@ public final class WeirRunner extends PipelineRunner<PipelineResult> {
         streaming = true;
         break;
       default:
-        streaming = unbounded != null || options.isStreaming();
+        // AUTOMATIC decides by boundedness alone; Beam's --streaming flag does not force it.
+        streaming = unbounded != null;
+        if (options.isStreaming() && !streaming) {
+          LOG.info("--streaming is set but every PCollection is bounded: running in batch "
+              + "(--runtimeMode=STREAMING forces streaming)");
+        }
     }
     if (streaming) {
       throw new UnsupportedOperationException(
           "WeirRunner runs batch pipelines only for now; this pipeline needs streaming because "
               + (unbounded != null
                   ? "PCollection '" + unbounded.getName() + "' is unbounded"
-                  : "--runtimeMode=STREAMING or --streaming was set"));
+                  : "--runtimeMode=STREAMING was set"));
     }
 
     Overrides.apply(pipeline);
-    PipelineTranslator plan = PipelineTranslator.check(pipeline);
-    LOG.info("Batch plan of {}:\n{}", options.getJobName(), plan.explain());
+    TimePolicies policies = batchPolicies(options);
+    PipelineTranslator plan = PipelineTranslator.check(pipeline, policies);
+    LOG.info("Batch plan of {} ({}):\n{}", options.getJobName(), policies, plan.explain());
 
     SparkSession session = SparkSessions.getOrCreate(options);
     WeirPipelineResult result =
@@ -81,6 +88,21 @@ public final class WeirRunner extends PipelineRunner<PipelineResult> {
       result.waitUntilFinish();
     }
     return result;
+  }
+
+  /** The time policies of a batch run: the user's choices, else the batch defaults. */
+  static TimePolicies batchPolicies(WeirPipelineOptions options) {
+    TimePolicies defaults = TimePolicies.batchDefaults();
+    return new TimePolicies(
+        options.getProcessingTimeTimers() == null
+            ? defaults.processingTimeTimers()
+            : TimePolicies.ProcessingTimeTimers.valueOf(options.getProcessingTimeTimers().name()),
+        options.getProcessingTimeEndOfInput() == null
+            ? defaults.processingTimeEndOfInput()
+            : TimePolicies.ProcessingTimeEndOfInput.valueOf(options.getProcessingTimeEndOfInput().name()),
+        options.getWindowTriggers() == null
+            ? defaults.windowTriggers()
+            : TimePolicies.WindowTriggers.valueOf(options.getWindowTriggers().name()));
   }
 
   @Override

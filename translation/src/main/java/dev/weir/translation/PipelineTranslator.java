@@ -40,11 +40,14 @@ public final class PipelineTranslator {
   private final Pipeline pipeline;
   private final List<Step> steps;
   private final Map<PCollection<?>, Integer> consumers;
+  private final TimePolicies policies;
 
-  private PipelineTranslator(Pipeline pipeline, List<Step> steps, Map<PCollection<?>, Integer> consumers) {
+  private PipelineTranslator(
+      Pipeline pipeline, List<Step> steps, Map<PCollection<?>, Integer> consumers, TimePolicies policies) {
     this.pipeline = pipeline;
     this.steps = steps;
     this.consumers = consumers;
+    this.policies = policies;
   }
 
   /** One node of the plan: a transform and the translator that takes it whole. */
@@ -63,10 +66,10 @@ public final class PipelineTranslator {
    *
    * @throws UnsupportedOperationException naming the first step that cannot be translated
    */
-  public static PipelineTranslator check(Pipeline pipeline) {
+  public static PipelineTranslator check(Pipeline pipeline, TimePolicies policies) {
     List<Step> steps = new ArrayList<>();
     Map<PCollection<?>, Integer> consumers = new HashMap<>();
-    TranslationContext probe = new TranslationContext(null, null, consumers);
+    TranslationContext probe = new TranslationContext(null, null, consumers, policies);
     pipeline.traverseTopologically(
         new Pipeline.PipelineVisitor.Defaults() {
           @Override
@@ -117,7 +120,7 @@ public final class PipelineTranslator {
             steps.add(new Step(applied, translator));
           }
         });
-    return new PipelineTranslator(pipeline, steps, consumers);
+    return new PipelineTranslator(pipeline, steps, consumers, policies);
   }
 
   private static UnsupportedOperationException unsupported(TransformHierarchy.Node node, String why) {
@@ -141,7 +144,7 @@ public final class PipelineTranslator {
   /** The translation and evaluation passes: runs the pipeline on {@code session}. */
   public void execute(SparkSession session, PipelineOptions options) {
     TranslationContext context =
-        new TranslationContext(session, new SerializablePipelineOptions(options), consumers);
+        new TranslationContext(session, new SerializablePipelineOptions(options), consumers, policies);
     SparkContext sc = session.sparkContext();
     try {
       for (Step step : steps) {

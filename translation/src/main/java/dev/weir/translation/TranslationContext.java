@@ -31,6 +31,7 @@ public final class TranslationContext {
   private final SparkSession session;
   private final SerializablePipelineOptions options;
   private final Map<PCollection<?>, Integer> consumers;
+  private final TimePolicies policies;
   private final Map<PCollection<?>, Dataset<?>> datasets = new HashMap<>();
   private final Map<TupleTag<?>, PCollection<?>> viewInputs = new HashMap<>();
   private final Map<TupleTag<?>, SideInputData> sideInputs = new HashMap<>();
@@ -39,14 +40,22 @@ public final class TranslationContext {
   private AppliedPTransform<?, ?, ?> current;
 
   TranslationContext(
-      SparkSession session, SerializablePipelineOptions options, Map<PCollection<?>, Integer> consumers) {
+      SparkSession session,
+      SerializablePipelineOptions options,
+      Map<PCollection<?>, Integer> consumers,
+      TimePolicies policies) {
     this.session = session;
+    this.policies = policies;
     this.options = options;
     this.consumers = consumers;
   }
 
   public SparkSession session() {
     return session;
+  }
+
+  public TimePolicies policies() {
+    return policies;
   }
 
   public SerializablePipelineOptions options() {

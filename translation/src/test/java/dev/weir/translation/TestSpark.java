@@ -72,8 +72,13 @@ public final class TestSpark {
 
   /** Runs {@code pipeline} the way WeirRunner does in batch; returns the plan it ran. */
   public static PipelineTranslator run(Pipeline pipeline) {
+    return run(pipeline, TimePolicies.batchDefaults());
+  }
+
+  /** Runs {@code pipeline} in batch under {@code policies}; returns the plan it ran. */
+  public static PipelineTranslator run(Pipeline pipeline, TimePolicies policies) {
     Overrides.apply(pipeline);
-    PipelineTranslator plan = PipelineTranslator.check(pipeline);
+    PipelineTranslator plan = PipelineTranslator.check(pipeline, policies);
     plan.execute(session(), pipeline.getOptions());
     return plan;
   }

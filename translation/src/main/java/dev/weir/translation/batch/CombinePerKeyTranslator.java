@@ -28,6 +28,10 @@ public final class CombinePerKeyTranslator implements TransformTranslator<Combin
   @Override
   public @Nullable String whyNot(Combine.PerKey<?, ?, ?> transform, TranslationContext context) {
     PCollection<?> input = context.input();
+    String policy = context.policies().whyNot(input.getWindowingStrategy());
+    if (policy != null) {
+      return policy;
+    }
     if (!input.getWindowingStrategy().getWindowFn().isNonMerging()) {
       return "merging windows are combined after a GroupByKey";
     }

@@ -24,6 +24,7 @@ import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.api.java.function.FlatMapGroupsFunction;
 import org.apache.spark.api.java.function.MapFunction;
 import org.apache.spark.sql.Encoders;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
 /**
@@ -33,6 +34,11 @@ import org.joda.time.Instant;
  * Beam's: equal encodings under the (deterministic) key coder.
  */
 public final class GroupByKeyTranslator implements TransformTranslator<GroupByKey<?, ?>> {
+  @Override
+  public @Nullable String whyNot(GroupByKey<?, ?> transform, TranslationContext context) {
+    return context.policies().whyNot(context.input().getWindowingStrategy());
+  }
+
   @Override
   @SuppressWarnings("unchecked")
   public void translate(GroupByKey<?, ?> transform, TranslationContext context) {

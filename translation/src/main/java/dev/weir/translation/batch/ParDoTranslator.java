@@ -22,12 +22,19 @@ import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.spark.api.java.function.FilterFunction;
 import org.apache.spark.api.java.function.MapFunction;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoder;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.functions;
+import org.apache.beam.sdk.coders.KvCoder;
+import scala.Tuple2;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * {@code ParDo.MultiOutput} in batch: one {@code mapPartitions} running the DoFn per partition.
- * Spark pipelines consecutive ParDos into one stage. With several outputs the DoFn writes a
+ * Spark pipelines consecutive ParDos into one stage. A stateful DoFn (state, timers or
+ * time-sorted input) first has its input shuffled by key and sorted by timestamp. With several outputs the DoFn writes a
  * tagged union once, persisted, and each output is a filter of it.
  */
 public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOutput<?, ?>> {
@@ -36,19 +43,11 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
   public @Nullable String whyNot(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
     DoFn<?, ?> fn = transform.getFn();
     DoFnSignature signature = DoFnSignatures.signatureForDoFn(fn);
-    if (signature.usesState() || signature.usesTimers() || signature.onWindowExpiration() != null) {
-      return "its DoFn " + fn.getClass().getName() + " uses state or timers, which WeirRunner does "
-          + "not support yet in batch";
-    }
-    if (signature.processElement().requiresTimeSortedInput()) {
-      return "its DoFn " + fn.getClass().getName() + " requires time-sorted input, which WeirRunner "
-          + "does not support yet";
-    }
     if (signature.processElement().isSplittable()) {
       return "its DoFn " + fn.getClass().getName() + " is splittable over unbounded input, which "
           + "needs streaming";
     }
-    return null;
+    return context.policies().whyNot(fn);
   }
 
   @Override
@@ -70,8 +69,8 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
     for (PCollectionView<?> view : transform.getSideInputs().values()) {
       sideInputs.add(context.sideInput(view));
     }
-    DoFnFunction fn =
-        new DoFnFunction(
+    DoFnSpec spec =
+        new DoFnSpec(
             context.stepName(),
             transform.getFn(),
             context.options(),
@@ -83,10 +82,12 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
             ParDoTranslation.getSideInputMapping(context.current()),
             sideInputs);
 
+    boolean stateful = DoFnSignatures.isStateful(transform.getFn())
+        || DoFnSignatures.requiresTimeSortedInput(transform.getFn());
     Dataset<WindowedValue<Object>> in = context.dataset(input);
     if (tags.size() == 1) {
       PCollection<Object> out = (PCollection<Object>) outputs.get(tags.get(0));
-      context.putDataset(out, in.mapPartitions(fn, TranslationContext.encoder(out)));
+      context.putDataset(out, run(in, spec, stateful, context, TranslationContext.encoder(out)));
       return;
     }
     List<Coder<?>> coders = new ArrayList<>();
@@ -95,15 +96,52 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
     }
     Dataset<WindowedValue<Object>> union =
         context.persistShared(
-            in.mapPartitions(
-                fn,
-                (org.apache.spark.sql.Encoder)
-                    CoderEncoders.windowed(UnionCoder.of(coders), TranslationContext.windowCoder(input))));
+            run(
+                in,
+                spec,
+                stateful,
+                context,
+                (Encoder) CoderEncoders.windowed(UnionCoder.of(coders), TranslationContext.windowCoder(input))));
     for (int i = 0; i < tags.size(); i++) {
       PCollection<Object> out = (PCollection<Object>) outputs.get(tags.get(i));
       context.putDataset(
           out, union.filter(new HasUnionTag(i)).map(new UnwrapUnion(), TranslationContext.encoder(out)));
     }
+  }
+
+  /**
+   * A stateless DoFn maps each partition as it is. A stateful one needs each key's elements
+   * together: one shuffle by the Beam-encoded key, then a sort within partitions by key and by
+   * arrival order (partition, position), so that a key's elements keep the order they were
+   * produced in; with {@code @RequiresTimeSortedInput} they are sorted by timestamp first.
+   * Spark spills the sort to disk when it must.
+   */
+  @SuppressWarnings("unchecked")
+  private static Dataset<WindowedValue<Object>> run(
+      Dataset<WindowedValue<Object>> in,
+      DoFnSpec spec,
+      boolean stateful,
+      TranslationContext context,
+      Encoder<WindowedValue<Object>> outputEncoder) {
+    if (!stateful) {
+      return in.mapPartitions(new DoFnFunction(spec), outputEncoder);
+    }
+    PCollection<Object> input = context.input();
+    Coder<Object> keyCoder = ((KvCoder<Object, Object>) (Coder<?>) input.getCoder()).getKeyCoder();
+    int partitions = Integer.parseInt(context.session().conf().get("spark.sql.shuffle.partitions"));
+    Encoder<Tuple2<byte[], WindowedValue<Object>>> keyed =
+        Encoders.tuple(Encoders.BINARY(), TranslationContext.encoder(input));
+    Column[] order =
+        DoFnSignatures.requiresTimeSortedInput(spec.newFn())
+            ? new Column[] {functions.col("_1"), functions.col("_2.timestamp"), functions.col("_seq")}
+            : new Column[] {functions.col("_1"), functions.col("_seq")};
+    return in.map(new ReshuffleTranslator.WithKeyBytes(keyCoder), keyed)
+        .withColumn("_seq", functions.monotonically_increasing_id())
+        .repartition(partitions, functions.col("_1"))
+        .sortWithinPartitions(order)
+        .drop("_seq")
+        .as(keyed)
+        .mapPartitions(new StatefulDoFnFunction(spec, context.policies()), outputEncoder);
   }
 
   private static final class HasUnionTag implements FilterFunction<WindowedValue<Object>> {

@@ -1,0 +1,115 @@
+package dev.weir.translation.batch;
+
+import dev.weir.translation.BroadcastSideInputReader;
+import dev.weir.translation.StepFailure;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.beam.runners.core.DoFnRunner;
+import org.apache.beam.runners.core.DoFnRunners;
+import org.apache.beam.runners.core.StepContext;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.join.RawUnionValue;
+import org.apache.beam.sdk.transforms.reflect.DoFnInvoker;
+import org.apache.beam.sdk.transforms.reflect.DoFnInvokers;
+import org.apache.beam.sdk.util.WindowedValueMultiReceiver;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.spark.TaskContext;
+import org.joda.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Spark partition as one Beam bundle of a ParDo: a fresh DoFn instance, set up once and torn
+ * down once (also when the task fails or ends early); outputs buffered until pulled, as
+ * {@link RawUnionValue}s tagged by output position when there are several outputs; bundle
+ * finalizers run after the bundle succeeded.
+ */
+abstract class DoFnBundle implements WindowedValueMultiReceiver {
+  private static final Logger LOG = LoggerFactory.getLogger(DoFnBundle.class);
+
+  final DoFnSpec spec;
+  final DoFn<Object, Object> fn;
+  final ArrayDeque<WindowedValue<Object>> buffer = new ArrayDeque<>();
+  private final List<DoFn.BundleFinalizer.Callback> finalizers = new ArrayList<>();
+  private final boolean tagged;
+  private final BroadcastSideInputReader sideInputReader;
+  private DoFnInvoker<Object, Object> invoker;
+  private boolean tornDown;
+
+  DoFnBundle(DoFnSpec spec) {
+    this.spec = spec;
+    this.tagged = spec.outputTags.size() > 1;
+    this.sideInputReader = new BroadcastSideInputReader(spec.sideInputs);
+    TaskContext task = TaskContext.get();
+    if (task != null) {
+      task.addTaskCompletionListener((TaskContext ctx) -> tearDown());
+    }
+    try {
+      this.fn = spec.newFn();
+      this.invoker = DoFnInvokers.tryInvokeSetupFor(fn, spec.options.get());
+    } catch (RuntimeException | Error e) {
+      throw new StepFailure(spec.stepName, e);
+    }
+  }
+
+  /** A runner for this bundle's DoFn whose state and timers come from {@code context}. */
+  @SuppressWarnings("unchecked")
+  DoFnRunner<Object, Object> simpleRunner(StepContext context) {
+    return DoFnRunners.simpleRunner(
+        spec.options.get(),
+        fn,
+        sideInputReader,
+        this,
+        (TupleTag<Object>) spec.outputTags.get(0),
+        spec.outputTags.subList(1, spec.outputTags.size()),
+        context,
+        spec.inputCoder,
+        spec.outputCoders,
+        spec.windowingStrategy,
+        spec.schemaInformation,
+        spec.sideInputMapping);
+  }
+
+  DoFn.BundleFinalizer bundleFinalizer() {
+    return (Instant expiry, DoFn.BundleFinalizer.Callback callback) -> finalizers.add(callback);
+  }
+
+  @Override
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public <OutputT> void output(TupleTag<OutputT> tag, WindowedValue<OutputT> value) {
+    if (tagged) {
+      int index = spec.outputTags.indexOf(tag);
+      buffer.add((WindowedValue) value.withValue(new RawUnionValue(index, value.getValue())));
+    } else {
+      buffer.add((WindowedValue<Object>) value);
+    }
+  }
+
+  /** Ends a bundle that succeeded: teardown, then the bundle finalizers. */
+  void succeed() throws Exception {
+    tearDown();
+    for (DoFn.BundleFinalizer.Callback callback : finalizers) {
+      callback.onBundleSuccess();
+    }
+  }
+
+  /** Ends a bundle that failed; the returned exception names the step. */
+  StepFailure fail(Throwable t) {
+    tearDown();
+    return t instanceof StepFailure ? (StepFailure) t : new StepFailure(spec.stepName, t);
+  }
+
+  void tearDown() {
+    if (tornDown || invoker == null) {
+      return;
+    }
+    tornDown = true;
+    try {
+      invoker.invokeTeardown();
+    } catch (RuntimeException e) {
+      LOG.warn("Teardown of a DoFn of step '{}' failed", spec.stepName, e);
+    }
+  }
+}

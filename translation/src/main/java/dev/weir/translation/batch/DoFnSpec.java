@@ -1,0 +1,59 @@
+package dev.weir.translation.batch;
+
+import dev.weir.translation.SideInputData;
+import java.io.Serializable;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.runners.core.construction.SerializablePipelineOptions;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.DoFnSchemaInformation;
+import org.apache.beam.sdk.util.SerializableUtils;
+import org.apache.beam.sdk.values.PCollectionView;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.WindowingStrategy;
+
+/**
+ * Everything an executor needs to run one ParDo step: the serialised DoFn (deserialised afresh
+ * per bundle), its coders, output tags (main first), windowing and side inputs.
+ */
+final class DoFnSpec implements Serializable {
+  final String stepName;
+  private final byte[] serializedFn;
+  final SerializablePipelineOptions options;
+  final Coder<Object> inputCoder;
+  final Map<TupleTag<?>, Coder<?>> outputCoders;
+  final List<TupleTag<?>> outputTags;
+  final WindowingStrategy<?, ?> windowingStrategy;
+  final DoFnSchemaInformation schemaInformation;
+  final Map<String, PCollectionView<?>> sideInputMapping;
+  final List<SideInputData> sideInputs;
+
+  DoFnSpec(
+      String stepName,
+      DoFn<?, ?> fn,
+      SerializablePipelineOptions options,
+      Coder<Object> inputCoder,
+      Map<TupleTag<?>, Coder<?>> outputCoders,
+      List<TupleTag<?>> outputTags,
+      WindowingStrategy<?, ?> windowingStrategy,
+      DoFnSchemaInformation schemaInformation,
+      Map<String, PCollectionView<?>> sideInputMapping,
+      List<SideInputData> sideInputs) {
+    this.stepName = stepName;
+    this.serializedFn = SerializableUtils.serializeToByteArray(fn);
+    this.options = options;
+    this.inputCoder = inputCoder;
+    this.outputCoders = outputCoders;
+    this.outputTags = outputTags;
+    this.windowingStrategy = windowingStrategy;
+    this.schemaInformation = schemaInformation;
+    this.sideInputMapping = sideInputMapping;
+    this.sideInputs = sideInputs;
+  }
+
+  @SuppressWarnings("unchecked")
+  DoFn<Object, Object> newFn() {
+    return (DoFn<Object, Object>) SerializableUtils.deserializeFromByteArray(serializedFn, stepName);
+  }
+}

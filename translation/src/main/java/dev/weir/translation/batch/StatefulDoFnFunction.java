@@ -1,0 +1,233 @@
+package dev.weir.translation.batch;
+
+import dev.weir.translation.TimePolicies;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import org.apache.beam.runners.core.DoFnRunner;
+import org.apache.beam.runners.core.DoFnRunners;
+import org.apache.beam.runners.core.InMemoryStateInternals;
+import org.apache.beam.runners.core.InMemoryTimerInternals;
+import org.apache.beam.runners.core.StateInternals;
+import org.apache.beam.runners.core.StateNamespaces;
+import org.apache.beam.runners.core.StatefulDoFnRunner;
+import org.apache.beam.runners.core.StepContext;
+import org.apache.beam.runners.core.TimerInternals;
+import org.apache.beam.runners.core.TimerInternals.TimerData;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.reflect.DoFnSignatures;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.joda.time.Instant;
+import scala.Tuple2;
+
+/**
+ * Runs a stateful DoFn in batch over one Spark partition whose elements arrive grouped by key
+ * (the Beam-encoded key) and, within a key, sorted by timestamp. Each key gets in-memory state
+ * and timers for as long as its elements last, so memory is bounded by one key's state.
+ *
+ * <p>The watermark is perfect: it stays at the beginning of time while a key's elements are
+ * processed (so no element is late), then jumps to the end of time and every event-time timer
+ * fires in timestamp order, including timers set while firing, and each window's state is
+ * garbage-collected (with {@code @OnWindowExpiration}). Processing-time timers follow the
+ * {@link TimePolicies}: with ALLOW they fire against the wall clock after each element; at the
+ * end of input, FIRE_AND_QUIESCE fires the pending ones once, before the watermark jumps, and
+ * ignores any they set.
+ */
+final class StatefulDoFnFunction
+    implements MapPartitionsFunction<Tuple2<byte[], WindowedValue<Object>>, WindowedValue<Object>> {
+  private final DoFnSpec spec;
+  private final TimePolicies policies;
+
+  StatefulDoFnFunction(DoFnSpec spec, TimePolicies policies) {
+    this.spec = spec;
+    this.policies = policies;
+  }
+
+  @Override
+  public Iterator<WindowedValue<Object>> call(Iterator<Tuple2<byte[], WindowedValue<Object>>> input) {
+    return new KeyedBundle(input);
+  }
+
+  private final class KeyedBundle extends DoFnBundle implements Iterator<WindowedValue<Object>> {
+    private final Iterator<Tuple2<byte[], WindowedValue<Object>>> input;
+    private final DoFnRunner<Object, Object> bundleRunner;
+    private Key current;
+    private boolean finished;
+
+    KeyedBundle(Iterator<Tuple2<byte[], WindowedValue<Object>>> input) {
+      super(StatefulDoFnFunction.this.spec);
+      this.input = input;
+      try {
+        bundleRunner = simpleRunner(new KeyContext(null, null));
+        bundleRunner.startBundle();
+      } catch (RuntimeException | Error e) {
+        throw fail(e);
+      }
+    }
+
+    @Override
+    public boolean hasNext() {
+      while (buffer.isEmpty() && !finished) {
+        try {
+          if (input.hasNext()) {
+            Tuple2<byte[], WindowedValue<Object>> next = input.next();
+            if (current == null || !Arrays.equals(current.bytes, next._1())) {
+              if (current != null) {
+                current.endOfInput();
+              }
+              current = new Key(next._1(), ((KV<?, ?>) next._2().getValue()).getKey());
+            }
+            current.process(next._2());
+          } else {
+            finished = true;
+            if (current != null) {
+              current.endOfInput();
+            }
+            bundleRunner.finishBundle();
+            succeed();
+          }
+        } catch (Exception | Error e) {
+          finished = true;
+          throw fail(e);
+        }
+      }
+      return !buffer.isEmpty();
+    }
+
+    @Override
+    public WindowedValue<Object> next() {
+      if (!hasNext()) {
+        throw new NoSuchElementException();
+      }
+      return buffer.poll();
+    }
+
+    /** One key's state, timers and runner. */
+    private final class Key {
+      final byte[] bytes;
+      final Object key;
+      final InMemoryTimerInternals timers = new InMemoryTimerInternals();
+      final DoFnRunner<Object, Object> runner;
+
+      @SuppressWarnings({"unchecked", "rawtypes"})
+      Key(byte[] bytes, Object key) {
+        this.bytes = bytes;
+        this.key = key;
+        InMemoryStateInternals<Object> state = InMemoryStateInternals.forKey(key);
+        KeyContext context = new KeyContext(state, timers);
+        Coder<BoundedWindow> windowCoder =
+            (Coder<BoundedWindow>) spec.windowingStrategy.getWindowFn().windowCoder();
+        this.runner =
+            DoFnRunners.defaultStatefulDoFnRunner(
+                fn,
+                spec.inputCoder,
+                simpleRunner(context),
+                context,
+                spec.windowingStrategy,
+                new StatefulDoFnRunner.TimeInternalsCleanupTimer<>(timers, spec.windowingStrategy),
+                new StatefulDoFnRunner.StateInternalsStateCleaner<>(fn, state, windowCoder),
+                // The input arrives sorted by timestamp already; this only tells the runner
+                // that @RequiresTimeSortedInput is honoured.
+                DoFnSignatures.requiresTimeSortedInput(fn));
+      }
+
+      void process(WindowedValue<Object> element) throws Exception {
+        runner.processElement(element);
+        if (policies.processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW) {
+          timers.advanceProcessingTime(Instant.now());
+          fireAll(TimeDomainQueue.PROCESSING);
+        }
+      }
+
+      void endOfInput() throws Exception {
+        if (policies.processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW
+            && policies.processingTimeEndOfInput() == TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE) {
+          timers.advanceProcessingTime(BoundedWindow.TIMESTAMP_MAX_VALUE);
+          List<TimerData> pending = new ArrayList<>();
+          for (TimerData t = timers.removeNextProcessingTimer(); t != null; t = timers.removeNextProcessingTimer()) {
+            pending.add(t);
+          }
+          for (TimerData t : pending) {
+            fire(t);
+          }
+        }
+        timers.advanceInputWatermark(BoundedWindow.TIMESTAMP_MAX_VALUE);
+        fireAll(TimeDomainQueue.EVENT);
+      }
+
+      private void fireAll(TimeDomainQueue queue) throws Exception {
+        for (TimerData t = queue.next(timers); t != null; t = queue.next(timers)) {
+          fire(t);
+        }
+      }
+
+      private void fire(TimerData timer) {
+        BoundedWindow window = ((StateNamespaces.WindowNamespace<?>) timer.getNamespace()).getWindow();
+        runner.onTimer(
+            timer.getTimerId(),
+            timer.getTimerFamilyId(),
+            key,
+            window,
+            timer.getTimestamp(),
+            timer.getOutputTimestamp(),
+            timer.getDomain(),
+            timer.causedByDrain());
+      }
+    }
+
+    private final class KeyContext implements StepContext {
+      private final StateInternals state;
+      private final TimerInternals timers;
+
+      KeyContext(StateInternals state, TimerInternals timers) {
+        this.state = state;
+        this.timers = timers;
+      }
+
+      @Override
+      public StateInternals stateInternals() {
+        if (state == null) {
+          throw new UnsupportedOperationException("No key in @StartBundle or @FinishBundle of " + spec.stepName);
+        }
+        return state;
+      }
+
+      @Override
+      public TimerInternals timerInternals() {
+        if (timers == null) {
+          throw new UnsupportedOperationException("No key in @StartBundle or @FinishBundle of " + spec.stepName);
+        }
+        return timers;
+      }
+
+      @Override
+      public DoFn.BundleFinalizer bundleFinalizer() {
+        return KeyedBundle.this.bundleFinalizer();
+      }
+    }
+  }
+
+  /** Which of a key's timers are due. */
+  private enum TimeDomainQueue {
+    EVENT {
+      @Override
+      TimerData next(InMemoryTimerInternals timers) {
+        return timers.removeNextEventTimer();
+      }
+    },
+    PROCESSING {
+      @Override
+      TimerData next(InMemoryTimerInternals timers) {
+        return timers.removeNextProcessingTimer();
+      }
+    };
+
+    abstract TimerData next(InMemoryTimerInternals timers);
+  }
+}
