@@ -32,6 +32,9 @@ public final class CombinePerKeyTranslator implements TransformTranslator<Combin
     if (policy != null) {
       return policy;
     }
+    if (GroupByKeyTranslator.honoursTrigger(input.getWindowingStrategy(), context)) {
+      return "a triggered Combine produces its panes after a GroupByKey";
+    }
     if (!input.getWindowingStrategy().getWindowFn().isNonMerging()) {
       return "merging windows are combined after a GroupByKey";
     }

@@ -1,6 +1,7 @@
 package dev.weir.translation.batch;
 
 import dev.weir.translation.StepFailure;
+import dev.weir.translation.TimePolicies;
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
 import java.io.ByteArrayOutputStream;
@@ -14,6 +15,7 @@ import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.DefaultTrigger;
 import org.apache.beam.sdk.transforms.windowing.PaneInfo;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
@@ -31,7 +33,8 @@ import org.joda.time.Instant;
  * {@code GroupByKey} in batch: one Spark shuffle on the Beam-encoded key (plus the window, for
  * non-merging WindowFns), then each group becomes one pane per window. Merging WindowFns
  * (sessions, custom) group by key alone and merge that key's windows in memory. Key equality is
- * Beam's: equal encodings under the (deterministic) key coder.
+ * Beam's: equal encodings under the (deterministic) key coder. With {@code --windowTriggers=ALLOW}
+ * a non-default trigger runs per key in {@link TriggeredGroupAlsoByWindow} instead.
  */
 public final class GroupByKeyTranslator implements TransformTranslator<GroupByKey<?, ?>> {
   @Override
@@ -47,6 +50,18 @@ public final class GroupByKeyTranslator implements TransformTranslator<GroupByKe
     KvCoder<Object, Object> kvCoder = (KvCoder<Object, Object>) input.getCoder();
     WindowingStrategy<?, BoundedWindow> strategy =
         (WindowingStrategy<?, BoundedWindow>) input.getWindowingStrategy();
+    if (honoursTrigger(strategy, context)) {
+      context.putDataset(
+          out,
+          context
+              .dataset(input)
+              .groupByKey(new GroupingKey(kvCoder.getKeyCoder(), null), Encoders.BINARY())
+              .flatMapGroups(
+                  new TriggeredGroupAlsoByWindow(
+                      context.stepName(), strategy, kvCoder.getValueCoder(), context.options(), context.policies()),
+                  TranslationContext.encoder(out)));
+      return;
+    }
     boolean merging = !strategy.getWindowFn().isNonMerging();
     GroupingKey groupingKey =
         new GroupingKey(kvCoder.getKeyCoder(), merging ? null : strategy.getWindowFn().windowCoder());
@@ -59,6 +74,15 @@ public final class GroupByKeyTranslator implements TransformTranslator<GroupByKe
             .flatMapGroups(
                 new GroupAlsoByWindow(context.stepName(), strategy, merging),
                 TranslationContext.encoder(out)));
+  }
+
+  /**
+   * Whether the user's trigger decides the panes: only with {@code --windowTriggers=ALLOW} and a
+   * trigger other than the default one (whose single on-time pane the fast path gives too).
+   */
+  static boolean honoursTrigger(WindowingStrategy<?, ?> strategy, TranslationContext context) {
+    return context.policies().windowTriggers() == TimePolicies.WindowTriggers.ALLOW
+        && !(strategy.getTrigger() instanceof DefaultTrigger);
   }
 
   /** One element per window, so that grouping by (key, window) is a plain shuffle. */
