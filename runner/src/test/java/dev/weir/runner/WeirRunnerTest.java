@@ -17,7 +17,14 @@ import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.state.StateSpec;
 import org.apache.beam.sdk.state.StateSpecs;
+import org.apache.beam.sdk.state.TimeDomain;
+import org.apache.beam.sdk.state.Timer;
+import org.apache.beam.sdk.state.TimerSpec;
+import org.apache.beam.sdk.state.TimerSpecs;
 import org.apache.beam.sdk.state.ValueState;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.values.PCollection;
+import dev.weir.translation.TimePolicies;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -104,11 +111,45 @@ class WeirRunnerTest {
   @Test
   void unsupportedTransformFailsAtRunNamingStepTransformAndWhy() {
     Pipeline p = Pipelines.create();
-    p.apply(Create.of(KV.of("k", 1))).apply("Keep", ParDo.of(new StatefulFn()));
+    p.apply(Create.of(1)).apply("Mystery", new UnknownPrimitive());
     UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, p::run);
-    assertThat(e.getMessage(), containsString("Step 'Keep/ParMultiDo(Stateful)'"));
-    assertThat(e.getMessage(), containsString("ParDo$MultiOutput"));
-    assertThat(e.getMessage(), containsString("state or timers"));
+    assertThat(e.getMessage(), containsString("Step 'Mystery'"));
+    assertThat(e.getMessage(), containsString("UnknownPrimitive"));
+    assertThat(e.getMessage(), containsString("no batch translation for this primitive transform"));
+  }
+
+  @Test
+  void timePoliciesDefaultToFailIgnoreIgnoreInBatch() {
+    TimePolicies defaults = WeirRunner.batchPolicies(Pipelines.options());
+    assertThat(defaults.processingTimeTimers(), equalTo(TimePolicies.ProcessingTimeTimers.FAIL));
+    assertThat(defaults.processingTimeEndOfInput(), equalTo(TimePolicies.ProcessingTimeEndOfInput.IGNORE));
+    assertThat(defaults.windowTriggers(), equalTo(TimePolicies.WindowTriggers.IGNORE));
+    TimePolicies chosen = WeirRunner.batchPolicies(Pipelines.options(
+        "--processingTimeTimers=ALLOW", "--processingTimeEndOfInput=FIRE_AND_QUIESCE", "--windowTriggers=ALLOW"));
+    assertThat(chosen.processingTimeTimers(), equalTo(TimePolicies.ProcessingTimeTimers.ALLOW));
+    assertThat(chosen.processingTimeEndOfInput(), equalTo(TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE));
+    assertThat(chosen.windowTriggers(), equalTo(TimePolicies.WindowTriggers.ALLOW));
+  }
+
+  @Test
+  void processingTimeTimerFailsByDefaultBeforeAnySparkJobNamingStepAndOption() {
+    Pipeline p = Pipelines.create();
+    p.apply(Create.of(KV.of("k", 1))).apply("Remind", ParDo.of(new ProcessingTimeFn()));
+    UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, p::run);
+    assertThat(e.getMessage(), equalTo(
+        "Step 'Remind/ParMultiDo(ProcessingTime)' (org.apache.beam.sdk.transforms.ParDo$MultiOutput) cannot run "
+            + "on WeirRunner: its DoFn sets the processing-time timer 'remind', and processing time has no "
+            + "meaning in batch (--processingTimeTimers=FAIL, the batch default); set "
+            + "--processingTimeTimers=ALLOW to run it against a processing clock, or "
+            + "--processingTimeTimers=IGNORE to drop it"));
+  }
+
+  @Test
+  void statefulPipelineRunsWithTheProcessingTimePolicyAllowed() {
+    Pipeline p = Pipelines.create("--processingTimeTimers=ALLOW", "--processingTimeEndOfInput=FIRE_AND_QUIESCE");
+    PAssert.that(p.apply(Create.of(KV.of("k", 1))).apply(ParDo.of(new ProcessingTimeFn())))
+        .containsInAnyOrder("reminded k");
+    assertThat(p.run().waitUntilFinish(), equalTo(PipelineResult.State.DONE));
   }
 
   @Test
@@ -135,18 +176,36 @@ class WeirRunnerTest {
     assertThat(result.getState(), equalTo(PipelineResult.State.DONE));
   }
 
-  static final class StatefulFn extends DoFn<KV<String, Integer>, Integer> {
-    @StateId("v")
-    private final StateSpec<ValueState<Integer>> v = StateSpecs.value();
+  /** A primitive no runner knows: its output is produced by nothing but itself. */
+  static final class UnknownPrimitive extends PTransform<PCollection<Integer>, PCollection<Integer>> {
+    @Override
+    public PCollection<Integer> expand(PCollection<Integer> input) {
+      return PCollection.createPrimitiveOutputInternal(
+          input.getPipeline(), input.getWindowingStrategy(), input.isBounded(), input.getCoder());
+    }
+  }
+
+  static final class ProcessingTimeFn extends DoFn<KV<String, Integer>, String> {
+    @StateId("key")
+    private final StateSpec<ValueState<String>> key = StateSpecs.value();
+
+    @TimerId("remind")
+    private final TimerSpec remind = TimerSpecs.timer(TimeDomain.PROCESSING_TIME);
 
     @ProcessElement
-    public void process(@StateId("v") ValueState<Integer> v) {
-      v.write(1);
+    public void process(@Element KV<String, Integer> e, @StateId("key") ValueState<String> key, @TimerId("remind") Timer remind) {
+      key.write(e.getKey());
+      remind.offset(Duration.standardHours(1)).setRelative();
+    }
+
+    @OnTimer("remind")
+    public void onRemind(@StateId("key") ValueState<String> key, OutputReceiver<String> out) {
+      out.output("reminded " + key.read());
     }
 
     @Override
     public String toString() {
-      return "StatefulFn";
+      return "ProcessingTime";
     }
   }
 

@@ -76,12 +76,13 @@ public final class TimePolicies implements Serializable {
     DoFnSignature signature = DoFnSignatures.signatureForDoFn(fn);
     for (DoFnSignature.TimerDeclaration timer : signature.timerDeclarations().values()) {
       if (DoFnSignatures.getTimerSpecOrThrow(timer, fn).getTimeDomain() != TimeDomain.EVENT_TIME) {
-        return processingTimeMessage("its DoFn sets the processing-time timer '" + timer.id() + "'");
+        return processingTimeMessage("its DoFn sets the processing-time timer '" + userId(timer.id()) + "'");
       }
     }
     for (DoFnSignature.TimerFamilyDeclaration family : signature.timerFamilyDeclarations().values()) {
       if (DoFnSignatures.getTimerFamilySpecOrThrow(family, fn).getTimeDomain() != TimeDomain.EVENT_TIME) {
-        return processingTimeMessage("its DoFn sets processing-time timers of family '" + family.id() + "'");
+        return processingTimeMessage(
+            "its DoFn sets processing-time timers of family '" + userId(family.id()) + "'");
       }
     }
     return null;
@@ -93,6 +94,11 @@ public final class TimePolicies implements Serializable {
       return processingTimeMessage("its trigger " + strategy.getTrigger() + " fires in processing time");
     }
     return null;
+  }
+
+  /** Beam prefixes the ids of declared timers ("ts-", "tfs-"); users know them without it. */
+  private static String userId(String id) {
+    return id.replaceFirst("^tf?s-", "");
   }
 
   private static boolean usesProcessingTime(Trigger trigger) {

@@ -11,10 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.beam.sdk.Pipeline;
-import org.apache.beam.sdk.coders.VarIntCoder;
-import org.apache.beam.sdk.state.StateSpec;
-import org.apache.beam.sdk.state.StateSpecs;
-import org.apache.beam.sdk.state.ValueState;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -32,13 +28,13 @@ class PipelineTranslatorTest implements java.io.Serializable {
   @Test
   void unsupportedStepFailsBeforeAnySparkJobNamingStepTransformAndReason() {
     Pipeline p = TestSpark.pipeline();
-    p.apply(Create.of(KV.of("k", 1))).apply("Remember", ParDo.of(new StatefulFn()));
+    p.apply(Create.of(1, 2)).apply("Mystery", new UnknownPrimitive());
     TestSpark.drainJobs();
     UnsupportedOperationException e =
         assertThrows(UnsupportedOperationException.class, () -> TestSpark.run(p));
-    assertThat(e.getMessage(), containsString("Step 'Remember/ParMultiDo(Stateful)'"));
-    assertThat(e.getMessage(), containsString("ParDo$MultiOutput"));
-    assertThat(e.getMessage(), containsString("uses state or timers"));
+    assertThat(e.getMessage(), containsString("Step 'Mystery'"));
+    assertThat(e.getMessage(), containsString("PipelineTranslatorTest$UnknownPrimitive"));
+    assertThat(e.getMessage(), containsString("no batch translation for this primitive transform"));
     assertThat(TestSpark.drainJobs(), hasSize(0));
   }
 
@@ -80,18 +76,13 @@ class PipelineTranslatorTest implements java.io.Serializable {
     assertThat(plan, containsString("Create.Values/Impulse -> ImpulseTranslator"));
   }
 
-  static final class StatefulFn extends DoFn<KV<String, Integer>, Integer> {
-    @StateId("seen")
-    private final StateSpec<ValueState<Integer>> seen = StateSpecs.value(VarIntCoder.of());
-
-    @ProcessElement
-    public void process(@Element KV<String, Integer> e, @StateId("seen") ValueState<Integer> seen) {
-      seen.write(e.getValue());
-    }
-
+  /** A primitive no runner knows. */
+  static final class UnknownPrimitive
+      extends org.apache.beam.sdk.transforms.PTransform<PCollection<Integer>, PCollection<Integer>> {
     @Override
-    public String toString() {
-      return "Stateful";
+    public PCollection<Integer> expand(PCollection<Integer> input) {
+      return PCollection.createPrimitiveOutputInternal(
+          input.getPipeline(), input.getWindowingStrategy(), input.isBounded(), input.getCoder());
     }
   }
 

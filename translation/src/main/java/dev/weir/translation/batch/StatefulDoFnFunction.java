@@ -116,9 +116,11 @@ final class StatefulDoFnFunction
       final DoFnRunner<Object, Object> runner;
 
       @SuppressWarnings({"unchecked", "rawtypes"})
-      Key(byte[] bytes, Object key) {
+      Key(byte[] bytes, Object key) throws Exception {
         this.bytes = bytes;
         this.key = key;
+        // Processing-time timers are set relative to this clock, which starts at the wall clock.
+        timers.advanceProcessingTime(Instant.now());
         InMemoryStateInternals<Object> state = InMemoryStateInternals.forKey(key);
         KeyContext context = new KeyContext(state, timers);
         Coder<BoundedWindow> windowCoder =
@@ -146,7 +148,14 @@ final class StatefulDoFnFunction
       }
 
       void endOfInput() throws Exception {
-        if (policies.processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW
+        boolean processingTime = policies.processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW;
+        if (processingTime) {
+          // Timers due by now fire whatever the end-of-input policy: the clock's last tick. The
+          // in-memory clock fires a timer only once it has moved past it, hence the millisecond.
+          timers.advanceProcessingTime(Instant.now().plus(1));
+          fireAll(TimeDomainQueue.PROCESSING);
+        }
+        if (processingTime
             && policies.processingTimeEndOfInput() == TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE) {
           timers.advanceProcessingTime(BoundedWindow.TIMESTAMP_MAX_VALUE);
           List<TimerData> pending = new ArrayList<>();

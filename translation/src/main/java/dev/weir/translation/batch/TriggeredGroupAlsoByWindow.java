@@ -58,6 +58,8 @@ final class TriggeredGroupAlsoByWindow
       WindowedValue<KV<Object, Object>> first = elements.next();
       Object key = first.getValue().getKey();
       InMemoryTimerInternals timers = new InMemoryTimerInternals();
+      // Processing-time triggers count their delays from this clock, which starts at the wall clock.
+      timers.advanceProcessingTime(Instant.now());
       ReduceFnRunner<Object, Object, Iterable<Object>, BoundedWindow> runner =
           new ReduceFnRunner<>(
               key,
