@@ -4,7 +4,9 @@ import dev.weir.translation.BroadcastSideInputReader;
 import dev.weir.translation.StepFailure;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 import org.apache.beam.runners.core.DoFnRunner;
 import org.apache.beam.runners.core.DoFnRunners;
 import org.apache.beam.runners.core.StepContext;
@@ -26,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * {@link RawUnionValue}s tagged by output position when there are several outputs; bundle
  * finalizers run after the bundle succeeded.
  */
-abstract class DoFnBundle implements WindowedValueMultiReceiver {
+abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator<WindowedValue<Object>> {
   private static final Logger LOG = LoggerFactory.getLogger(DoFnBundle.class);
 
   final DoFnSpec spec;
@@ -37,6 +39,7 @@ abstract class DoFnBundle implements WindowedValueMultiReceiver {
   private final BroadcastSideInputReader sideInputReader;
   private DoFnInvoker<Object, Object> invoker;
   private boolean tornDown;
+  private boolean finished;
 
   DoFnBundle(DoFnSpec spec) {
     this.spec = spec;
@@ -52,6 +55,40 @@ abstract class DoFnBundle implements WindowedValueMultiReceiver {
     } catch (RuntimeException | Error e) {
       throw new StepFailure(spec.stepName, e);
     }
+  }
+
+  /**
+   * Feeds the next input element (or key) to the DoFn, whose outputs land in {@link #buffer};
+   * false when the input is exhausted.
+   */
+  abstract boolean processNext() throws Exception;
+
+  /** Ends the input: fires what is left and calls {@code finishBundle}. */
+  abstract void finishInput() throws Exception;
+
+  @Override
+  public final boolean hasNext() {
+    while (buffer.isEmpty() && !finished) {
+      try {
+        if (!processNext()) {
+          finished = true;
+          finishInput();
+          succeed();
+        }
+      } catch (Exception | Error e) {
+        finished = true;
+        throw fail(e);
+      }
+    }
+    return !buffer.isEmpty();
+  }
+
+  @Override
+  public final WindowedValue<Object> next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException();
+    }
+    return buffer.poll();
   }
 
   /** A runner for this bundle's DoFn whose state and timers come from {@code context}. */
@@ -88,7 +125,7 @@ abstract class DoFnBundle implements WindowedValueMultiReceiver {
   }
 
   /** Ends a bundle that succeeded: teardown, then the bundle finalizers. */
-  void succeed() throws Exception {
+  private void succeed() throws Exception {
     tearDown();
     for (DoFn.BundleFinalizer.Callback callback : finalizers) {
       callback.onBundleSuccess();

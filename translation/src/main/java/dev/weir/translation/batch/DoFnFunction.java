@@ -1,7 +1,6 @@
 package dev.weir.translation.batch;
 
 import java.util.Iterator;
-import java.util.NoSuchElementException;
 import org.apache.beam.runners.core.DoFnRunner;
 import org.apache.beam.runners.core.StateInternals;
 import org.apache.beam.runners.core.StepContext;
@@ -26,10 +25,9 @@ final class DoFnFunction implements MapPartitionsFunction<WindowedValue<Object>,
     return new Bundle(spec, input);
   }
 
-  private static final class Bundle extends DoFnBundle implements Iterator<WindowedValue<Object>> {
+  private static final class Bundle extends DoFnBundle {
     private final Iterator<WindowedValue<Object>> input;
     private final DoFnRunner<Object, Object> runner;
-    private boolean finished;
 
     Bundle(DoFnSpec spec, Iterator<WindowedValue<Object>> input) {
       super(spec);
@@ -43,30 +41,17 @@ final class DoFnFunction implements MapPartitionsFunction<WindowedValue<Object>,
     }
 
     @Override
-    public boolean hasNext() {
-      while (buffer.isEmpty() && !finished) {
-        try {
-          if (input.hasNext()) {
-            runner.processElement(input.next());
-          } else {
-            finished = true;
-            runner.finishBundle();
-            succeed();
-          }
-        } catch (Exception | Error e) {
-          finished = true;
-          throw fail(e);
-        }
+    boolean processNext() {
+      if (!input.hasNext()) {
+        return false;
       }
-      return !buffer.isEmpty();
+      runner.processElement(input.next());
+      return true;
     }
 
     @Override
-    public WindowedValue<Object> next() {
-      if (!hasNext()) {
-        throw new NoSuchElementException();
-      }
-      return buffer.poll();
+    void finishInput() {
+      runner.finishBundle();
     }
 
     /** State and timers belong to stateful steps, which run in {@link StatefulDoFnFunction}. */

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
 import org.apache.beam.runners.core.DoFnRunner;
 import org.apache.beam.runners.core.DoFnRunners;
 import org.apache.beam.runners.core.InMemoryStateInternals;
@@ -54,11 +53,10 @@ final class StatefulDoFnFunction
     return new KeyedBundle(input);
   }
 
-  private final class KeyedBundle extends DoFnBundle implements Iterator<WindowedValue<Object>> {
+  private final class KeyedBundle extends DoFnBundle {
     private final Iterator<Tuple2<byte[], WindowedValue<Object>>> input;
     private final DoFnRunner<Object, Object> bundleRunner;
     private Key current;
-    private boolean finished;
 
     KeyedBundle(Iterator<Tuple2<byte[], WindowedValue<Object>>> input) {
       super(StatefulDoFnFunction.this.spec);
@@ -72,40 +70,27 @@ final class StatefulDoFnFunction
     }
 
     @Override
-    public boolean hasNext() {
-      while (buffer.isEmpty() && !finished) {
-        try {
-          if (input.hasNext()) {
-            Tuple2<byte[], WindowedValue<Object>> next = input.next();
-            if (current == null || !Arrays.equals(current.bytes, next._1())) {
-              if (current != null) {
-                current.endOfInput();
-              }
-              current = new Key(next._1(), ((KV<?, ?>) next._2().getValue()).getKey());
-            }
-            current.process(next._2());
-          } else {
-            finished = true;
-            if (current != null) {
-              current.endOfInput();
-            }
-            bundleRunner.finishBundle();
-            succeed();
-          }
-        } catch (Exception | Error e) {
-          finished = true;
-          throw fail(e);
-        }
+    boolean processNext() throws Exception {
+      if (!input.hasNext()) {
+        return false;
       }
-      return !buffer.isEmpty();
+      Tuple2<byte[], WindowedValue<Object>> next = input.next();
+      if (current == null || !Arrays.equals(current.bytes, next._1())) {
+        if (current != null) {
+          current.endOfInput();
+        }
+        current = new Key(next._1(), ((KV<?, ?>) next._2().getValue()).getKey());
+      }
+      current.process(next._2());
+      return true;
     }
 
     @Override
-    public WindowedValue<Object> next() {
-      if (!hasNext()) {
-        throw new NoSuchElementException();
+    void finishInput() throws Exception {
+      if (current != null) {
+        current.endOfInput();
       }
-      return buffer.poll();
+      bundleRunner.finishBundle();
     }
 
     /** One key's state, timers and runner. */
