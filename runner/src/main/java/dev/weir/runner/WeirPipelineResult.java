@@ -1,6 +1,7 @@
 package dev.weir.runner;
 
 import dev.weir.translation.StepFailure;
+import dev.weir.translation.metrics.PipelineMetrics;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -28,13 +29,15 @@ final class WeirPipelineResult implements PipelineResult {
 
   private final String jobGroup;
   private final SparkContext sparkContext;
+  private final PipelineMetrics metrics;
   private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
   private final CompletableFuture<Void> done = new CompletableFuture<>();
   private final Thread driver;
 
-  WeirPipelineResult(String name, SparkContext sparkContext, Runnable pipeline) {
+  WeirPipelineResult(String name, SparkContext sparkContext, PipelineMetrics metrics, Runnable pipeline) {
     this.jobGroup = "weir-" + IDS.incrementAndGet() + "-" + name;
     this.sparkContext = sparkContext;
+    this.metrics = metrics;
     this.driver =
         new Thread(
             () -> {
@@ -102,10 +105,10 @@ final class WeirPipelineResult implements PipelineResult {
     return waitUntilFinish(Duration.ZERO);
   }
 
+  /** Attempted and committed Beam metrics, while the pipeline runs and after it. */
   @Override
   public MetricResults metrics() {
-    throw new UnsupportedOperationException(
-        "WeirRunner does not collect Beam metrics yet: PipelineResult.metrics() is not available");
+    return metrics.results();
   }
 
   /**

@@ -4,6 +4,8 @@ import dev.weir.translation.ModeDetector;
 import dev.weir.translation.Overrides;
 import dev.weir.translation.PipelineTranslator;
 import dev.weir.translation.TimePolicies;
+import dev.weir.translation.metrics.PipelineMetrics;
+import org.apache.beam.sdk.metrics.MetricsEnvironment;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.PipelineRunner;
@@ -33,6 +35,9 @@ public final class WeirRunner extends PipelineRunner<PipelineResult> {
 
   /** Called by Beam for {@code --runner=WeirRunner}. */
   public static WeirRunner fromOptions(PipelineOptions options) {
+    // Beam metrics in user code are collected: tell the SDK so (TestPipeline also then checks
+    // that every PAssert succeeded through its counters).
+    MetricsEnvironment.setMetricsSupported(true);
     WeirPipelineOptions weir = PipelineOptionsValidator.validate(WeirPipelineOptions.class, options);
     SparkSessions.validate(weir);
     if (weir.getRuntimeMode() == null) {
@@ -80,9 +85,10 @@ public final class WeirRunner extends PipelineRunner<PipelineResult> {
     LOG.info("Batch plan of {} ({}):\n{}", options.getJobName(), policies, plan.explain());
 
     SparkSession session = SparkSessions.getOrCreate(options);
+    PipelineMetrics metrics = PipelineMetrics.register(session.sparkContext(), options.getJobName());
     WeirPipelineResult result =
         new WeirPipelineResult(
-            options.getJobName(), session.sparkContext(), () -> plan.execute(session, options));
+            options.getJobName(), session.sparkContext(), metrics, () -> plan.execute(session, options, metrics));
     result.start();
     if (options.isBlockOnRun()) {
       result.waitUntilFinish();

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import dev.weir.translation.metrics.PipelineMetrics;
 import org.apache.beam.runners.core.construction.SerializablePipelineOptions;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.options.PipelineOptions;
@@ -69,7 +70,7 @@ public final class PipelineTranslator {
   public static PipelineTranslator check(Pipeline pipeline, TimePolicies policies) {
     List<Step> steps = new ArrayList<>();
     Map<PCollection<?>, Integer> consumers = new HashMap<>();
-    TranslationContext probe = new TranslationContext(null, null, consumers, policies);
+    TranslationContext probe = new TranslationContext(null, null, consumers, policies, null);
     pipeline.traverseTopologically(
         new Pipeline.PipelineVisitor.Defaults() {
           @Override
@@ -141,10 +142,13 @@ public final class PipelineTranslator {
     return sb.toString();
   }
 
-  /** The translation and evaluation passes: runs the pipeline on {@code session}. */
-  public void execute(SparkSession session, PipelineOptions options) {
+  /**
+   * The translation and evaluation passes: runs the pipeline on {@code session}, reporting Beam
+   * metrics to {@code metrics}.
+   */
+  public void execute(SparkSession session, PipelineOptions options, PipelineMetrics metrics) {
     TranslationContext context =
-        new TranslationContext(session, new SerializablePipelineOptions(options), consumers, policies);
+        new TranslationContext(session, new SerializablePipelineOptions(options), consumers, policies, metrics);
     SparkContext sc = session.sparkContext();
     try {
       for (Step step : steps) {

@@ -1,6 +1,7 @@
 package dev.weir.translation;
 
 import dev.weir.encoders.CoderEncoders;
+import dev.weir.translation.metrics.PipelineMetrics;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -32,6 +33,7 @@ public final class TranslationContext {
   private final SerializablePipelineOptions options;
   private final Map<PCollection<?>, Integer> consumers;
   private final TimePolicies policies;
+  private final PipelineMetrics metrics;
   private final Map<PCollection<?>, Dataset<?>> datasets = new HashMap<>();
   private final Map<TupleTag<?>, PCollection<?>> viewInputs = new HashMap<>();
   private final Map<TupleTag<?>, SideInputData> sideInputs = new HashMap<>();
@@ -43,15 +45,22 @@ public final class TranslationContext {
       SparkSession session,
       SerializablePipelineOptions options,
       Map<PCollection<?>, Integer> consumers,
-      TimePolicies policies) {
+      TimePolicies policies,
+      PipelineMetrics metrics) {
     this.session = session;
     this.policies = policies;
+    this.metrics = metrics;
     this.options = options;
     this.consumers = consumers;
   }
 
   public SparkSession session() {
     return session;
+  }
+
+  /** Where executors report Beam metrics; {@code null} in the check pass. */
+  public PipelineMetrics metrics() {
+    return metrics;
   }
 
   public TimePolicies policies() {

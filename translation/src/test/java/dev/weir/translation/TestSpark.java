@@ -3,6 +3,7 @@ package dev.weir.translation;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import dev.weir.translation.metrics.PipelineMetrics;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
@@ -79,7 +80,7 @@ public final class TestSpark {
   public static PipelineTranslator run(Pipeline pipeline, TimePolicies policies) {
     Overrides.apply(pipeline);
     PipelineTranslator plan = PipelineTranslator.check(pipeline, policies);
-    plan.execute(session(), pipeline.getOptions());
+    plan.execute(session(), pipeline.getOptions(), PipelineMetrics.register(session().sparkContext(), "test"));
     return plan;
   }
 

@@ -2,6 +2,9 @@ package dev.weir.translation.batch;
 
 import dev.weir.translation.BroadcastSideInputReader;
 import dev.weir.translation.StepFailure;
+import dev.weir.translation.metrics.BundleMetrics;
+import java.io.Closeable;
+import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -37,6 +40,7 @@ abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator<Window
   private final List<DoFn.BundleFinalizer.Callback> finalizers = new ArrayList<>();
   private final boolean tagged;
   private final BroadcastSideInputReader sideInputReader;
+  private final BundleMetrics metrics;
   private DoFnInvoker<Object, Object> invoker;
   private boolean tornDown;
   private boolean finished;
@@ -45,14 +49,17 @@ abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator<Window
     this.spec = spec;
     this.tagged = spec.outputTags.size() > 1;
     this.sideInputReader = new BroadcastSideInputReader(spec.sideInputs);
+    // Registered before the teardown listener, so that it runs after it (Spark runs completion
+    // listeners in reverse) and metrics from @Teardown are reported too.
+    this.metrics = BundleMetrics.start(spec.metrics, spec.stepName);
     TaskContext task = TaskContext.get();
     if (task != null) {
       task.addTaskCompletionListener((TaskContext ctx) -> tearDown());
     }
-    try {
+    try (Closeable scope = metrics.enter()) {
       this.fn = spec.newFn();
       this.invoker = DoFnInvokers.tryInvokeSetupFor(fn, spec.options.get());
-    } catch (RuntimeException | Error e) {
+    } catch (RuntimeException | IOException | Error e) {
       throw new StepFailure(spec.stepName, e);
     }
   }
@@ -69,7 +76,7 @@ abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator<Window
   @Override
   public final boolean hasNext() {
     while (buffer.isEmpty() && !finished) {
-      try {
+      try (Closeable scope = metrics.enter()) {
         if (!processNext()) {
           finished = true;
           finishInput();
@@ -109,6 +116,15 @@ abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator<Window
         spec.sideInputMapping);
   }
 
+  /** Runs the DoFn's {@code @StartBundle} with this step's metrics container current. */
+  void startBundle(DoFnRunner<Object, Object> runner) {
+    try (Closeable scope = metrics.enter()) {
+      runner.startBundle();
+    } catch (RuntimeException | IOException | Error e) {
+      throw fail(e);
+    }
+  }
+
   DoFn.BundleFinalizer bundleFinalizer() {
     return (Instant expiry, DoFn.BundleFinalizer.Callback callback) -> finalizers.add(callback);
   }
@@ -143,9 +159,9 @@ abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator<Window
       return;
     }
     tornDown = true;
-    try {
+    try (Closeable scope = metrics.enter()) {
       invoker.invokeTeardown();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | IOException e) {
       LOG.warn("Teardown of a DoFn of step '{}' failed", spec.stepName, e);
     }
   }

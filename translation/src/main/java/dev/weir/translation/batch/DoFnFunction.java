@@ -32,12 +32,8 @@ final class DoFnFunction implements MapPartitionsFunction<WindowedValue<Object>,
     Bundle(DoFnSpec spec, Iterator<WindowedValue<Object>> input) {
       super(spec);
       this.input = input;
-      try {
-        runner = simpleRunner(new StatelessStepContext());
-        runner.startBundle();
-      } catch (RuntimeException | Error e) {
-        throw fail(e);
-      }
+      runner = simpleRunner(new StatelessStepContext());
+      startBundle(runner);
     }
 
     @Override

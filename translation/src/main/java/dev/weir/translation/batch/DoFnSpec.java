@@ -1,6 +1,7 @@
 package dev.weir.translation.batch;
 
 import dev.weir.translation.SideInputData;
+import dev.weir.translation.metrics.PipelineMetrics;
 import java.io.Serializable;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +29,7 @@ final class DoFnSpec implements Serializable {
   final DoFnSchemaInformation schemaInformation;
   final Map<String, PCollectionView<?>> sideInputMapping;
   final List<SideInputData> sideInputs;
+  final PipelineMetrics metrics;
 
   DoFnSpec(
       String stepName,
@@ -39,7 +41,8 @@ final class DoFnSpec implements Serializable {
       WindowingStrategy<?, ?> windowingStrategy,
       DoFnSchemaInformation schemaInformation,
       Map<String, PCollectionView<?>> sideInputMapping,
-      List<SideInputData> sideInputs) {
+      List<SideInputData> sideInputs,
+      PipelineMetrics metrics) {
     this.stepName = stepName;
     this.serializedFn = SerializableUtils.serializeToByteArray(fn);
     this.options = options;
@@ -50,6 +53,7 @@ final class DoFnSpec implements Serializable {
     this.schemaInformation = schemaInformation;
     this.sideInputMapping = sideInputMapping;
     this.sideInputs = sideInputs;
+    this.metrics = metrics;
   }
 
   @SuppressWarnings("unchecked")

@@ -80,7 +80,8 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
             input.getWindowingStrategy(),
             ParDoTranslation.getSchemaInformation(context.current()),
             ParDoTranslation.getSideInputMapping(context.current()),
-            sideInputs);
+            sideInputs,
+            context.metrics());
 
     boolean stateful = DoFnSignatures.isStateful(transform.getFn())
         || DoFnSignatures.requiresTimeSortedInput(transform.getFn());

@@ -3,6 +3,9 @@ package dev.weir.translation.batch;
 import dev.weir.translation.StepFailure;
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
+import dev.weir.translation.metrics.BundleMetrics;
+import dev.weir.translation.metrics.PipelineMetrics;
+import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -50,9 +53,11 @@ public final class ReadBoundedTranslator implements TransformTranslator<PTransfo
     int parallelism = Math.max(1, jsc.defaultParallelism());
     List<byte[]> bundles = new ArrayList<>();
     try {
-      long size = estimatedSize(source, options);
+      long size = BundleMetrics.onDriver(context.metrics(), context.stepName(), () -> estimatedSize(source, options));
       long desired = size > 0 ? Math.max(1, size / parallelism) : 64L * 1024 * 1024;
-      for (BoundedSource<Object> bundle : source.split(desired, options)) {
+      List<? extends BoundedSource<Object>> splits =
+          BundleMetrics.onDriver(context.metrics(), context.stepName(), () -> source.split(desired, options));
+      for (BoundedSource<Object> bundle : splits) {
         bundles.add(SerializableUtils.serializeToByteArray(bundle));
       }
     } catch (Exception e) {
@@ -60,7 +65,7 @@ public final class ReadBoundedTranslator implements TransformTranslator<PTransfo
     }
     JavaRDD<WindowedValue<Object>> read =
         jsc.parallelize(bundles, Math.max(1, bundles.size()))
-            .flatMap(new ReadBundle(context.stepName(), context.options()));
+            .flatMap(new ReadBundle(context.stepName(), context.options(), context.metrics()));
     context.putDataset(out, context.session().createDataset(read.rdd(), TranslationContext.encoder(out)));
   }
 
@@ -77,10 +82,13 @@ public final class ReadBoundedTranslator implements TransformTranslator<PTransfo
   private static final class ReadBundle implements FlatMapFunction<byte[], WindowedValue<Object>> {
     private final String stepName;
     private final SerializablePipelineOptions options;
+    private final PipelineMetrics metrics;
+    private transient boolean closed;
 
-    ReadBundle(String stepName, SerializablePipelineOptions options) {
+    ReadBundle(String stepName, SerializablePipelineOptions options, PipelineMetrics metrics) {
       this.stepName = stepName;
       this.options = options;
+      this.metrics = metrics;
     }
 
     @Override
@@ -88,9 +96,10 @@ public final class ReadBoundedTranslator implements TransformTranslator<PTransfo
     public Iterator<WindowedValue<Object>> call(byte[] serialized) {
       BoundedSource<Object> source =
           (BoundedSource<Object>) SerializableUtils.deserializeFromByteArray(serialized, stepName);
+      BundleMetrics bundleMetrics = BundleMetrics.start(metrics, stepName);
       BoundedSource.BoundedReader<Object> reader;
       boolean available;
-      try {
+      try (Closeable scope = bundleMetrics.enter()) {
         reader = source.createReader(options.get());
         available = reader.start();
       } catch (Exception e) {
@@ -117,7 +126,7 @@ public final class ReadBoundedTranslator implements TransformTranslator<PTransfo
           if (!hasCurrent) {
             throw new NoSuchElementException();
           }
-          try {
+          try (Closeable scope = bundleMetrics.enter()) {
             WindowedValue<Object> value =
                 WindowedValues.timestampedValueInGlobalWindow(reader.getCurrent(), reader.getCurrentTimestamp());
             hasCurrent = reader.advance();
@@ -130,6 +139,10 @@ public final class ReadBoundedTranslator implements TransformTranslator<PTransfo
     }
 
     private void closeQuietly(BoundedSource.BoundedReader<Object> reader) {
+      if (closed) {
+        return;
+      }
+      closed = true;
       try {
         reader.close();
       } catch (IOException | RuntimeException e) {

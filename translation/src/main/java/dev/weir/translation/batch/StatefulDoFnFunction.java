@@ -61,12 +61,8 @@ final class StatefulDoFnFunction
     KeyedBundle(Iterator<Tuple2<byte[], WindowedValue<Object>>> input) {
       super(StatefulDoFnFunction.this.spec);
       this.input = input;
-      try {
-        bundleRunner = simpleRunner(new KeyContext(null, null));
-        bundleRunner.startBundle();
-      } catch (RuntimeException | Error e) {
-        throw fail(e);
-      }
+      bundleRunner = simpleRunner(new KeyContext(null, null));
+      startBundle(bundleRunner);
     }
 
     @Override
