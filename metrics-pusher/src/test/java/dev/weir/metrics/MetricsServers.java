@@ -85,28 +85,41 @@ public final class MetricsServers implements AutoCloseable {
    * out about once a second), or fails after {@code timeout}.
    */
   public double whisperValue(String path, long epochSecond, Duration timeout) throws IOException, InterruptedException {
+    return latestWhisperValue(path, epochSecond, epochSecond, timeout);
+  }
+
+  /**
+   * The latest value carbon stored for {@code path} between two seconds (inclusive), polling
+   * until there is one or {@code timeout} passes.
+   */
+  public double latestWhisperValue(String path, long fromSecond, long untilSecond, Duration timeout)
+      throws IOException, InterruptedException {
     Path file = Path.of(env.get("WEIR_CARBON_WHISPER_DIR")).resolve(path.replace('.', '/') + ".wsp");
     long deadline = System.nanoTime() + timeout.toNanos();
     String last = "(no whisper file yet)";
     while (System.nanoTime() < deadline) {
       if (Files.exists(file)) {
         Process p = new ProcessBuilder(
-                "whisper-fetch", "--from=" + (epochSecond - 1), "--until=" + epochSecond, file.toString())
+                "whisper-fetch", "--from=" + (fromSecond - 1), "--until=" + untilSecond, file.toString())
             .redirectErrorStream(true)
             .start();
         last = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         p.waitFor(30, TimeUnit.SECONDS);
+        Double latest = null;
         for (String line : List.of(last.split("\n"))) {
           String[] parts = line.trim().split("\\s+");
-          if (parts.length == 2 && parts[0].equals(String.valueOf(epochSecond)) && !parts[1].equals("None")) {
-            return Double.parseDouble(parts[1]);
+          if (parts.length == 2 && !parts[1].equals("None")) {
+            latest = Double.parseDouble(parts[1]);
           }
+        }
+        if (latest != null) {
+          return latest;
         }
       }
       TimeUnit.MILLISECONDS.sleep(150);
     }
-    throw new AssertionError("carbon stored no value for " + path + " at " + epochSecond + " within " + timeout
-        + "; last whisper-fetch output: " + last);
+    throw new AssertionError("carbon stored no value for " + path + " in [" + fromSecond + ", " + untilSecond
+        + "] within " + timeout + "; last whisper-fetch output: " + last);
   }
 
   @Override

@@ -10,9 +10,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Spark session lifecycle. One session per JVM is shared by every pipeline: starting Spark
- * takes seconds, and a test JVM runs hundreds of pipelines. Spark stops it in its own shutdown
- * hook.
+ * The Spark session lifecycle. One session per JVM is shared by every pipeline on the same
+ * master: starting Spark takes seconds, and a test JVM runs hundreds of pipelines. A pipeline
+ * on another master replaces it. Spark stops the last one in its own shutdown hook.
  */
 final class SparkSessions {
   private static final Logger LOG = LoggerFactory.getLogger(SparkSessions.class);
@@ -58,15 +58,16 @@ final class SparkSessions {
       builder.config("spark.sql.shuffle.partitions", String.valueOf(Math.max(2, cores)));
     }
     conf.forEach(builder::config);
-    SparkSession session = builder.getOrCreate();
-    String running = session.sparkContext().master();
-    if (!running.equals(options.getSparkMaster())) {
-      LOG.warn(
-          "Reusing the Spark session of this JVM on master {}, not --sparkMaster={}",
-          running,
+    scala.Option<SparkSession> existing = SparkSession.getDefaultSession();
+    if (existing.isDefined() && !existing.get().sparkContext().master().equals(options.getSparkMaster())) {
+      // One SparkContext per JVM: a pipeline that asks for another master gets a new one.
+      LOG.info(
+          "Stopping the Spark session on {} to start one on --sparkMaster={}",
+          existing.get().sparkContext().master(),
           options.getSparkMaster());
+      existing.get().stop();
     }
-    return session;
+    return builder.getOrCreate();
   }
 
   private static int localCores(String master) {

@@ -3,6 +3,7 @@ package dev.weir.runner;
 import java.util.List;
 import org.apache.beam.sdk.options.ApplicationNameOptions;
 import org.apache.beam.sdk.options.Default;
+import org.apache.beam.sdk.options.DefaultValueFactory;
 import org.apache.beam.sdk.options.Description;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.StreamingOptions;
@@ -22,11 +23,19 @@ public interface WeirPipelineOptions extends PipelineOptions, StreamingOptions, 
 
   @Description(
       "The Spark master: local, local[N], local[*], local[N,F], spark://HOST:PORT, yarn or "
-          + "k8s://URL. Defaults to embedded Spark on every core.")
-  @Default.String("local[*]")
+          + "k8s://URL. Defaults to the master spark-submit set, else embedded Spark on every core.")
+  @Default.InstanceFactory(SparkMasterFactory.class)
   String getSparkMaster();
 
   void setSparkMaster(String value);
+
+  /** spark-submit's master ({@code spark.master}) if there is one, else {@code local[*]}. */
+  class SparkMasterFactory implements DefaultValueFactory<String> {
+    @Override
+    public String create(PipelineOptions options) {
+      return System.getProperty("spark.master", "local[*]");
+    }
+  }
 
   @Description("AUTOMATIC (default: streaming iff some PCollection is unbounded), BATCH or STREAMING.")
   @Default.Enum("AUTOMATIC")

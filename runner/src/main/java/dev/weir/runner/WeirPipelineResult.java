@@ -1,5 +1,6 @@
 package dev.weir.runner;
 
+import dev.weir.metrics.MetricsPusher;
 import dev.weir.translation.StepFailure;
 import dev.weir.translation.metrics.PipelineMetrics;
 import java.util.concurrent.CancellationException;
@@ -21,7 +22,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A running or finished Weir pipeline. It owns the driver thread that runs the pipeline's Spark
- * jobs, all in one Spark job group, so that {@link #cancel} can stop them.
+ * jobs, all in one Spark job group, so that {@link #cancel} can stop them, and the metrics
+ * pusher, which it closes (one last push) before the pipeline counts as finished.
  */
 final class WeirPipelineResult implements PipelineResult {
   private static final Logger LOG = LoggerFactory.getLogger(WeirPipelineResult.class);
@@ -34,25 +36,33 @@ final class WeirPipelineResult implements PipelineResult {
   private final CompletableFuture<Void> done = new CompletableFuture<>();
   private final Thread driver;
 
-  WeirPipelineResult(String name, SparkContext sparkContext, PipelineMetrics metrics, Runnable pipeline) {
+  WeirPipelineResult(
+      String name, SparkContext sparkContext, PipelineMetrics metrics, MetricsPusher pusher, Runnable pipeline) {
     this.jobGroup = "weir-" + IDS.incrementAndGet() + "-" + name;
     this.sparkContext = sparkContext;
     this.metrics = metrics;
     this.driver =
         new Thread(
             () -> {
+              Throwable failure = null;
               try {
                 sparkContext.setJobGroup(jobGroup, name, true);
                 pipeline.run();
-                state.compareAndSet(State.RUNNING, State.DONE);
-                done.complete(null);
               } catch (Throwable t) {
-                if (!state.compareAndSet(State.RUNNING, State.FAILED)) {
-                  LOG.debug("Pipeline {} ended after cancel", jobGroup, t);
-                }
-                done.completeExceptionally(t);
+                failure = t;
               } finally {
                 sparkContext.clearJobGroup();
+                // The last push happens before waitUntilFinish can return, and stops the pusher.
+                pusher.close();
+              }
+              if (failure == null) {
+                state.compareAndSet(State.RUNNING, State.DONE);
+                done.complete(null);
+              } else {
+                if (!state.compareAndSet(State.RUNNING, State.FAILED)) {
+                  LOG.debug("Pipeline {} ended after cancel", jobGroup, failure);
+                }
+                done.completeExceptionally(failure);
               }
             },
             jobGroup);

@@ -1,5 +1,6 @@
 package dev.weir.runner;
 
+import dev.weir.metrics.MetricsPusher;
 import dev.weir.translation.ModeDetector;
 import dev.weir.translation.Overrides;
 import dev.weir.translation.PipelineTranslator;
@@ -86,9 +87,14 @@ public final class WeirRunner extends PipelineRunner<PipelineResult> {
 
     SparkSession session = SparkSessions.getOrCreate(options);
     PipelineMetrics metrics = PipelineMetrics.register(session.sparkContext(), options.getJobName());
+    MetricsPusher pusher = MetricsPusher.start(options, metrics::results, options.getJobName());
     WeirPipelineResult result =
         new WeirPipelineResult(
-            options.getJobName(), session.sparkContext(), metrics, () -> plan.execute(session, options, metrics));
+            options.getJobName(),
+            session.sparkContext(),
+            metrics,
+            pusher,
+            () -> plan.execute(session, options, metrics));
     result.start();
     if (options.isBlockOnRun()) {
       result.waitUntilFinish();
