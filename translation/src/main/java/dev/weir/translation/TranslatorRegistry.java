@@ -8,6 +8,7 @@ import dev.weir.translation.batch.ImpulseTranslator;
 import dev.weir.translation.batch.ParDoTranslator;
 import dev.weir.translation.batch.ReadBoundedTranslator;
 import dev.weir.translation.batch.ReshuffleTranslator;
+import dev.weir.translation.batch.SplittableProcessTranslator;
 import dev.weir.translation.batch.WindowAssignTranslator;
 import java.util.HashMap;
 import java.util.Map;
@@ -48,6 +49,7 @@ final class TranslatorRegistry {
     BATCH.put(Redistribute.RedistributeByKey.class, reshuffle);
     BATCH.put(Redistribute.RedistributeArbitrarily.class, reshuffle);
     BATCH.put(View.CreatePCollectionView.class, new CreateViewTranslator());
+    BATCH.put(SplittableParDo.ProcessKeyedElements.class, new SplittableProcessTranslator());
   }
 
   private TranslatorRegistry() {}

@@ -125,6 +125,10 @@ abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator<Window
     }
   }
 
+  BroadcastSideInputReader sideInputReader() {
+    return sideInputReader;
+  }
+
   DoFn.BundleFinalizer bundleFinalizer() {
     return (Instant expiry, DoFn.BundleFinalizer.Callback callback) -> finalizers.add(callback);
   }
@@ -143,7 +147,18 @@ abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator<Window
   /** Ends a bundle that succeeded: teardown, then the bundle finalizers. */
   private void succeed() throws Exception {
     tearDown();
-    for (DoFn.BundleFinalizer.Callback callback : finalizers) {
+    runFinalizers();
+  }
+
+  /**
+   * Runs and forgets the bundle finalizers registered so far. Besides the end of a bundle, a
+   * splittable DoFn's checkpoint (resume) ends a bundle in Beam's model: the work before it is
+   * committed, so its finalizers run there.
+   */
+  void runFinalizers() throws Exception {
+    List<DoFn.BundleFinalizer.Callback> due = new ArrayList<>(finalizers);
+    finalizers.clear();
+    for (DoFn.BundleFinalizer.Callback callback : due) {
       callback.onBundleSuccess();
     }
   }

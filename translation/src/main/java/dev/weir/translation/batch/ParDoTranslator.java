@@ -54,17 +54,7 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
   @SuppressWarnings({"unchecked", "rawtypes"})
   public void translate(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
     PCollection<Object> input = context.input();
-    Map<TupleTag<?>, PCollection<?>> outputs = context.outputs();
-    List<TupleTag<?>> tags = new ArrayList<>();
-    tags.add(transform.getMainOutputTag());
-    for (TupleTag<?> tag : outputs.keySet()) {
-      if (!tag.equals(transform.getMainOutputTag())) {
-        tags.add(tag);
-      }
-    }
-    Map<TupleTag<?>, Coder<?>> outputCoders = new HashMap<>();
-    outputs.forEach((tag, pc) -> outputCoders.put(tag, pc.getCoder()));
-
+    List<TupleTag<?>> tags = outputTags(transform.getMainOutputTag(), context);
     List<SideInputData> sideInputs = new ArrayList<>();
     for (PCollectionView<?> view : transform.getSideInputs().values()) {
       sideInputs.add(context.sideInput(view));
@@ -75,34 +65,61 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
             transform.getFn(),
             context.options(),
             input.getCoder(),
-            outputCoders,
+            outputCoders(context),
             tags,
             input.getWindowingStrategy(),
             ParDoTranslation.getSchemaInformation(context.current()),
             ParDoTranslation.getSideInputMapping(context.current()),
             sideInputs,
             context.metrics());
-
     boolean stateful = DoFnSignatures.isStateful(transform.getFn())
         || DoFnSignatures.requiresTimeSortedInput(transform.getFn());
     Dataset<WindowedValue<Object>> in = context.dataset(input);
+    putOutputs(context, tags, encoder -> run(in, spec, stateful, context, encoder));
+  }
+
+  /** The output tags of the current step, its main output first. */
+  static List<TupleTag<?>> outputTags(TupleTag<?> mainOutputTag, TranslationContext context) {
+    List<TupleTag<?>> tags = new ArrayList<>();
+    tags.add(mainOutputTag);
+    for (TupleTag<?> tag : context.outputs().keySet()) {
+      if (!tag.equals(mainOutputTag)) {
+        tags.add(tag);
+      }
+    }
+    return tags;
+  }
+
+  static Map<TupleTag<?>, Coder<?>> outputCoders(TranslationContext context) {
+    Map<TupleTag<?>, Coder<?>> outputCoders = new HashMap<>();
+    context.outputs().forEach((tag, pc) -> outputCoders.put(tag, pc.getCoder()));
+    return outputCoders;
+  }
+
+  /**
+   * Registers the outputs of a DoFn step. {@code run} makes the Dataset the DoFn writes, given
+   * its encoder: the single output's, or, with several outputs, that of a tagged union which is
+   * persisted once and filtered per output.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  static void putOutputs(
+      TranslationContext context,
+      List<TupleTag<?>> tags,
+      java.util.function.Function<Encoder<WindowedValue<Object>>, Dataset<WindowedValue<Object>>> run) {
+    Map<TupleTag<?>, PCollection<?>> outputs = context.outputs();
     if (tags.size() == 1) {
       PCollection<Object> out = (PCollection<Object>) outputs.get(tags.get(0));
-      context.putDataset(out, run(in, spec, stateful, context, TranslationContext.encoder(out)));
+      context.putDataset(out, run.apply(TranslationContext.encoder(out)));
       return;
     }
     List<Coder<?>> coders = new ArrayList<>();
     for (TupleTag<?> tag : tags) {
-      coders.add(outputCoders.get(tag));
+      coders.add(outputs.get(tag).getCoder());
     }
+    PCollection<?> first = outputs.get(tags.get(0));
     Dataset<WindowedValue<Object>> union =
         context.persistShared(
-            run(
-                in,
-                spec,
-                stateful,
-                context,
-                (Encoder) CoderEncoders.windowed(UnionCoder.of(coders), TranslationContext.windowCoder(input))));
+            run.apply((Encoder) CoderEncoders.windowed(UnionCoder.of(coders), TranslationContext.windowCoder(first))));
     for (int i = 0; i < tags.size(); i++) {
       PCollection<Object> out = (PCollection<Object>) outputs.get(tags.get(i));
       context.putDataset(

@@ -1,0 +1,62 @@
+package dev.weir.translation.batch;
+
+import dev.weir.translation.SideInputData;
+import dev.weir.translation.TransformTranslator;
+import dev.weir.translation.TranslationContext;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.beam.sdk.transforms.DoFnSchemaInformation;
+import org.apache.beam.sdk.transforms.reflect.DoFnSignatures;
+import org.apache.beam.sdk.util.construction.SplittableParDo;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionView;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.spark.sql.Dataset;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * The processing step of a bounded splittable DoFn (what Beam's {@code SplittableParDo}
+ * expansion leaves after pairing elements with their split restrictions): the pairs are spread
+ * round-robin over the partitions, and each is processed whole by {@link SplittableDoFnFunction}.
+ */
+public final class SplittableProcessTranslator
+    implements TransformTranslator<SplittableParDo.ProcessKeyedElements<?, ?, ?, ?>> {
+
+  @Override
+  public @Nullable String whyNot(SplittableParDo.ProcessKeyedElements<?, ?, ?, ?> transform, TranslationContext context) {
+    if (DoFnSignatures.signatureForDoFn(transform.getFn()).isBoundedPerElement() == PCollection.IsBounded.UNBOUNDED) {
+      return "its splittable DoFn " + transform.getFn().getClass().getName()
+          + " is unbounded per element, which needs streaming";
+    }
+    return context.policies().whyNot(transform.getFn());
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public void translate(SplittableParDo.ProcessKeyedElements<?, ?, ?, ?> transform, TranslationContext context) {
+    PCollection<KV<byte[], KV<Object, Object>>> input = context.input();
+    List<TupleTag<?>> tags = ParDoTranslator.outputTags(transform.getMainOutputTag(), context);
+    List<SideInputData> sideInputs = new ArrayList<>();
+    for (PCollectionView<?> view : transform.getSideInputs()) {
+      sideInputs.add(context.sideInput(view));
+    }
+    DoFnSpec spec =
+        new DoFnSpec(
+            context.stepName(),
+            transform.getFn(),
+            context.options(),
+            (org.apache.beam.sdk.coders.Coder<Object>) transform.getElementCoder(),
+            ParDoTranslator.outputCoders(context),
+            tags,
+            transform.getInputWindowingStrategy(),
+            DoFnSchemaInformation.create(),
+            transform.getSideInputMapping(),
+            sideInputs,
+            context.metrics());
+    int partitions = Integer.parseInt(context.session().conf().get("spark.sql.shuffle.partitions"));
+    Dataset<WindowedValue<KV<byte[], KV<Object, Object>>>> spread = context.dataset(input).repartition(partitions);
+    ParDoTranslator.putOutputs(context, tags, encoder -> spread.mapPartitions(new SplittableDoFnFunction(spec), encoder));
+  }
+}
