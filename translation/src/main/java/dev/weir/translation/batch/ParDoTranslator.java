@@ -55,10 +55,6 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
   public void translate(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
     PCollection<Object> input = context.input();
     List<TupleTag<?>> tags = outputTags(transform.getMainOutputTag(), context);
-    List<SideInputData> sideInputs = new ArrayList<>();
-    for (PCollectionView<?> view : transform.getSideInputs().values()) {
-      sideInputs.add(context.sideInput(view));
-    }
     DoFnSpec spec =
         new DoFnSpec(
             context.stepName(),
@@ -70,12 +66,22 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
             input.getWindowingStrategy(),
             ParDoTranslation.getSchemaInformation(context.current()),
             ParDoTranslation.getSideInputMapping(context.current()),
-            sideInputs,
+            sideInputs(context, transform.getSideInputs().values()),
             context.metrics());
     boolean stateful = DoFnSignatures.isStateful(transform.getFn())
         || DoFnSignatures.requiresTimeSortedInput(transform.getFn());
     Dataset<WindowedValue<Object>> in = context.dataset(input);
     putOutputs(context, tags, encoder -> run(in, spec, stateful, context, encoder));
+  }
+
+  /** The broadcast contents of {@code views}, collected on first use. */
+  static List<SideInputData> sideInputs(
+      TranslationContext context, java.util.Collection<PCollectionView<?>> views) {
+    List<SideInputData> data = new ArrayList<>();
+    for (PCollectionView<?> view : views) {
+      data.add(context.sideInput(view));
+    }
+    return data;
   }
 
   /** The output tags of the current step, its main output first. */

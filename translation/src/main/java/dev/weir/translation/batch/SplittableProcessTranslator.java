@@ -1,16 +1,13 @@
 package dev.weir.translation.batch;
 
-import dev.weir.translation.SideInputData;
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.sdk.transforms.DoFnSchemaInformation;
 import org.apache.beam.sdk.transforms.reflect.DoFnSignatures;
 import org.apache.beam.sdk.util.construction.SplittableParDo;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.spark.sql.Dataset;
@@ -38,10 +35,6 @@ public final class SplittableProcessTranslator
   public void translate(SplittableParDo.ProcessKeyedElements<?, ?, ?, ?> transform, TranslationContext context) {
     PCollection<KV<byte[], KV<Object, Object>>> input = context.input();
     List<TupleTag<?>> tags = ParDoTranslator.outputTags(transform.getMainOutputTag(), context);
-    List<SideInputData> sideInputs = new ArrayList<>();
-    for (PCollectionView<?> view : transform.getSideInputs()) {
-      sideInputs.add(context.sideInput(view));
-    }
     DoFnSpec spec =
         new DoFnSpec(
             context.stepName(),
@@ -53,7 +46,7 @@ public final class SplittableProcessTranslator
             transform.getInputWindowingStrategy(),
             DoFnSchemaInformation.create(),
             transform.getSideInputMapping(),
-            sideInputs,
+            ParDoTranslator.sideInputs(context, transform.getSideInputs()),
             context.metrics());
     int partitions = Integer.parseInt(context.session().conf().get("spark.sql.shuffle.partitions"));
     Dataset<WindowedValue<KV<byte[], KV<Object, Object>>>> spread = context.dataset(input).repartition(partitions);

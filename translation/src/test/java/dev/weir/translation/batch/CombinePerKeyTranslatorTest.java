@@ -26,20 +26,11 @@ import org.junit.jupiter.api.Test;
 
 class CombinePerKeyTranslatorTest implements java.io.Serializable {
 
-  private static PCollection<KV<String, Integer>> input(Pipeline p) {
-    return p.apply(
-        Create.timestamped(
-            TimestampedValue.of(KV.of("a", 1), new Instant(1)),
-            TimestampedValue.of(KV.of("a", 2), new Instant(4)),
-            TimestampedValue.of(KV.of("a", 3), new Instant(12)),
-            TimestampedValue.of(KV.of("b", 4), new Instant(3))));
-  }
-
   @Test
   void sumsPerKeyAndWindowAsOneAggregator() {
     Pipeline p = TestSpark.pipeline();
     PCollection<KV<String, Integer>> sums =
-        input(p).apply(Window.into(FixedWindows.of(Duration.millis(10)))).apply("Sum", Sum.integersPerKey());
+        TestInputs.keyed(p).apply(Window.into(FixedWindows.of(Duration.millis(10)))).apply("Sum", Sum.integersPerKey());
     PAssert.that(sums).containsInAnyOrder(KV.of("a", 3), KV.of("a", 3), KV.of("b", 4));
     String plan = TestSpark.run(p).explain();
     assertThat(plan, containsString("Sum -> CombinePerKeyTranslator"));
@@ -48,7 +39,7 @@ class CombinePerKeyTranslatorTest implements java.io.Serializable {
   @Test
   void sparkAggregatesMapSideBeforeTheShuffle() {
     Pipeline p = TestSpark.pipeline();
-    input(p).apply(Sum.integersPerKey());
+    TestInputs.keyed(p).apply(Sum.integersPerKey());
     TestSpark.drainPlans();
     TestSpark.run(p);
     // Spark's plan aggregates partially before the exchange and merges after it.
@@ -60,7 +51,7 @@ class CombinePerKeyTranslatorTest implements java.io.Serializable {
   @Test
   void combineFnWithContextSeesThePipelineOptions() {
     Pipeline p = TestSpark.pipeline();
-    PCollection<KV<String, String>> out = input(p).apply(Combine.perKey(new JobNameSum()));
+    PCollection<KV<String, String>> out = TestInputs.keyed(p).apply(Combine.perKey(new JobNameSum()));
     PAssert.that(out).containsInAnyOrder(KV.of("a", "translation-test:6"), KV.of("b", "translation-test:4"));
     TestSpark.run(p);
   }
@@ -69,7 +60,7 @@ class CombinePerKeyTranslatorTest implements java.io.Serializable {
   void mergingWindowsAreCombinedAfterAGroupByKey() {
     Pipeline p = TestSpark.pipeline();
     PCollection<KV<String, Integer>> sums =
-        input(p).apply(Window.into(Sessions.withGapDuration(Duration.millis(5)))).apply("Sum", Sum.integersPerKey());
+        TestInputs.keyed(p).apply(Window.into(Sessions.withGapDuration(Duration.millis(5)))).apply("Sum", Sum.integersPerKey());
     PAssert.that(sums).containsInAnyOrder(KV.of("a", 3), KV.of("a", 3), KV.of("b", 4));
     String plan = TestSpark.run(p).explain();
     assertThat(plan, not(containsString("Sum -> CombinePerKeyTranslator")));

@@ -24,15 +24,6 @@ import org.junit.jupiter.api.Test;
 
 class GroupByKeyTranslatorTest implements java.io.Serializable {
 
-  private static PCollection<KV<String, Integer>> input(Pipeline p) {
-    return p.apply(
-        Create.timestamped(
-            TimestampedValue.of(KV.of("a", 1), new Instant(1)),
-            TimestampedValue.of(KV.of("a", 2), new Instant(4)),
-            TimestampedValue.of(KV.of("a", 3), new Instant(12)),
-            TimestampedValue.of(KV.of("b", 4), new Instant(3))));
-  }
-
   /** Formats each pane as "key window-start..end @timestamp [sorted values]". */
   static final class Describe extends DoFn<KV<String, Iterable<Integer>>, String> {
     @ProcessElement
@@ -53,7 +44,7 @@ class GroupByKeyTranslatorTest implements java.io.Serializable {
   void fixedWindowsEndOfWindowTimestamps() {
     Pipeline p = TestSpark.pipeline();
     PCollection<String> out =
-        input(p).apply(Window.into(FixedWindows.of(Duration.millis(10))))
+        TestInputs.keyed(p).apply(Window.into(FixedWindows.of(Duration.millis(10))))
             .apply(GroupByKey.create())
             .apply(ParDo.of(new Describe()));
     PAssert.that(out).containsInAnyOrder(
@@ -65,7 +56,7 @@ class GroupByKeyTranslatorTest implements java.io.Serializable {
   void slidingWindowsWithEarliestTimestamp() {
     Pipeline p = TestSpark.pipeline();
     PCollection<String> out =
-        input(p).apply(
+        TestInputs.keyed(p).apply(
                 Window.<KV<String, Integer>>into(SlidingWindows.of(Duration.millis(10)).every(Duration.millis(5)))
                     .withTimestampCombiner(TimestampCombiner.EARLIEST))
             .apply(GroupByKey.create())
@@ -84,7 +75,7 @@ class GroupByKeyTranslatorTest implements java.io.Serializable {
   void sessionsMergePerKeyWithLatestTimestamp() {
     Pipeline p = TestSpark.pipeline();
     PCollection<String> out =
-        input(p).apply(
+        TestInputs.keyed(p).apply(
                 Window.<KV<String, Integer>>into(Sessions.withGapDuration(Duration.millis(5)))
                     .withTimestampCombiner(TimestampCombiner.LATEST))
             .apply(GroupByKey.create())
@@ -97,7 +88,7 @@ class GroupByKeyTranslatorTest implements java.io.Serializable {
   @Test
   void globalWindow() {
     Pipeline p = TestSpark.pipeline();
-    PCollection<String> out = input(p).apply(GroupByKey.create()).apply(ParDo.of(new Describe()));
+    PCollection<String> out = TestInputs.keyed(p).apply(GroupByKey.create()).apply(ParDo.of(new Describe()));
     PAssert.that(out).containsInAnyOrder(
         "a global @9223371950454775 [1, 2, 3] ON_TIME", "b global @9223371950454775 [4] ON_TIME");
     TestSpark.run(p);
