@@ -1,0 +1,22 @@
+package dev.weir.nexmark.queries;
+
+import java.util.List;
+
+/** The queries Weir's Nexmark has, in Beam's numbering. */
+public final class Queries {
+  private Queries() {}
+
+  public static List<NexmarkQuery<?>> all() {
+    return List.of(new Query0(), new Query1(), new Query2(), new Query3());
+  }
+
+  public static NexmarkQuery<?> byNumber(int number) {
+    for (NexmarkQuery<?> q : all()) {
+      if (q.number() == number) {
+        return q;
+      }
+    }
+    throw new IllegalArgumentException("Invalid --query=" + number + ": this Nexmark has queries "
+        + all().stream().map(q -> String.valueOf(q.number())).toList());
+  }
+}

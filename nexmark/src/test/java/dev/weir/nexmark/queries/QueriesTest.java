@@ -1,0 +1,44 @@
+package dev.weir.nexmark.queries;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.greaterThan;
+
+import dev.weir.nexmark.NexmarkConfig;
+import dev.weir.nexmark.NexmarkEvents;
+import dev.weir.nexmark.model.Event;
+import java.util.Collection;
+import java.util.stream.Stream;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.testing.PAssert;
+import org.apache.beam.sdk.values.PCollection;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Every query's output equals its model, in batch, on the DirectRunner and on WeirRunner. */
+class QueriesTest {
+  private static final int EVENTS = 10_000;
+
+  static Stream<Arguments> queriesAndRunners() {
+    return Queries.all().stream()
+        .flatMap(q -> Stream.of(Arguments.of(q, "DirectRunner"), Arguments.of(q, "WeirRunner")));
+  }
+
+  @ParameterizedTest(name = "query {0} on {1}")
+  @MethodSource("queriesAndRunners")
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  void outputEqualsTheModel(NexmarkQuery<?> query, String runner) {
+    NexmarkConfig config = new NexmarkConfig();
+    config.numEvents = EVENTS;
+    config.numEventGenerators = 4;
+    Collection expected = query.model(NexmarkEvents.inMemory(config), config);
+    assertThat("a query that outputs nothing proves little", expected.size(), greaterThan(0));
+    Pipeline p = Pipeline.create(PipelineOptionsFactory.fromArgs(
+        "--runner=" + runner, "--sparkMaster=local[2]", "--blockOnRun=true").withoutStrictParsing().create());
+    PCollection<Event> events = p.apply(NexmarkEvents.bounded(config));
+    PCollection out = (PCollection) events.apply(query.name(), (org.apache.beam.sdk.transforms.PTransform) query.transform(config));
+    PAssert.that(out).containsInAnyOrder(expected);
+    p.run().waitUntilFinish();
+  }
+}
