@@ -3,13 +3,14 @@
 #   graphite-carbon        -> /usr/bin/carbon-cache (Graphite plaintext receiver)
 #   python3-whisper        -> whisper-fetch, to read back what carbon stored
 #   prometheus-pushgateway -> /usr/bin/prometheus-pushgateway
+#   chromium               -> /usr/bin/chromium, to render the Nexmark dashboard headless
 # Idempotent: does nothing when everything is already there. The tests start
 # their own private instances (ci/metrics-servers.sh), so the Debian system
 # services must not be left running: they would listen on all interfaces on
 # the default ports (pushgateway :9091, carbon :2003/:2004/:7002).
 set -euo pipefail
 
-PKGS=(graphite-carbon python3-whisper prometheus-pushgateway)
+PKGS=(graphite-carbon python3-whisper prometheus-pushgateway chromium)
 
 die() { echo "install-test-deps: ERROR: $*" >&2; exit 1; }
 
@@ -20,7 +21,7 @@ pkg_ok() {
 missing=()
 for p in "${PKGS[@]}"; do pkg_ok "$p" || missing+=("$p"); done
 # A package can be "installed" while its binary was removed by hand; check both.
-for b in carbon-cache whisper-fetch prometheus-pushgateway; do
+for b in carbon-cache whisper-fetch prometheus-pushgateway chromium; do
   command -v "$b" >/dev/null 2>&1 || { missing=("${PKGS[@]}"); break; }
 done
 
@@ -47,7 +48,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
   for p in "${PKGS[@]}"; do pkg_ok "$p" || die "package $p is not installed after apt-get"; done
 fi
 
-for b in carbon-cache whisper-fetch prometheus-pushgateway; do
+for b in carbon-cache whisper-fetch prometheus-pushgateway chromium; do
   command -v "$b" >/dev/null 2>&1 || die "$b not on PATH after install"
 done
 

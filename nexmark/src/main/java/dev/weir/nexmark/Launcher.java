@@ -1,0 +1,184 @@
+package dev.weir.nexmark;
+
+import dev.weir.nexmark.launcher.Dashboard;
+import dev.weir.nexmark.launcher.ResultsHistory;
+import dev.weir.nexmark.launcher.RunRecord;
+import dev.weir.nexmark.model.Event;
+import dev.weir.nexmark.queries.NexmarkQuery;
+import dev.weir.nexmark.queries.Queries;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.MetricNameFilter;
+import org.apache.beam.sdk.metrics.MetricResult;
+import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.metrics.MetricsFilter;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.values.PCollection;
+
+/**
+ * Runs Nexmark queries on any Beam runner ({@code --runner}), checks each result against the
+ * query's model (count and an order-independent hash of the results), prints a table with the
+ * change against the previous run of the same query, appends the runs to the results history
+ * (JDBC) and redraws the dashboard from it.
+ */
+public final class Launcher {
+  private static final String NAMESPACE = "nexmark";
+
+  private Launcher() {}
+
+  public static void main(String[] args) throws Exception {
+    if (!run(args)) {
+      System.exit(1);
+    }
+  }
+
+  /** Runs the queries {@code args} ask for; true if every result was correct. */
+  public static boolean run(String[] args) throws Exception {
+    NexmarkOptions options = PipelineOptionsFactory.fromArgs(args).withValidation().as(NexmarkOptions.class);
+    if (options.getMode() == NexmarkOptions.Mode.STREAMING) {
+      throw new IllegalArgumentException(
+          "--mode=STREAMING needs Nexmark's unbounded source, which this launcher does not have yet; "
+              + "use --mode=BATCH");
+    }
+    List<NexmarkQuery<?>> queries = new ArrayList<>();
+    if (options.getQuery() == null || options.getQuery().isEmpty()) {
+      queries.addAll(Queries.all());
+    } else {
+      for (int q : options.getQuery()) {
+        queries.add(Queries.byNumber(q));
+      }
+    }
+    String runner = options.getRunner().getSimpleName();
+    String mode = options.getMode().name();
+    String commit = commit();
+    List<String[]> table = new ArrayList<>();
+    boolean allCorrect = true;
+    Files.createDirectories(Path.of(options.getDashboard()).toAbsolutePath().getParent());
+    // One small run first, not recorded, so that no query's time includes starting the runner
+    // (Spark, for WeirRunner).
+    NexmarkConfig warmUp = new NexmarkConfig();
+    warmUp.numEvents = 1_000;
+    run(queries.get(0), warmUp, args, runner, mode, commit);
+    try (ResultsHistory history = new ResultsHistory(options.getHistoryUrl())) {
+      for (NexmarkQuery<?> query : queries) {
+        NexmarkConfig config = config(options, query.number());
+        System.out.printf(Locale.ROOT, "query %d %s on %s (%s, %,d events)...%n",
+            query.number(), query.name(), runner, mode, config.numEvents);
+        RunRecord run = run(query, config, args, runner, mode, commit);
+        Optional<RunRecord> baseline = history.baseline(runner, mode, query.number(), config.numEvents);
+        history.append(run);
+        allCorrect &= run.correct();
+        System.out.printf(Locale.ROOT, "  done in %,d ms: %,d results, %s%n",
+            run.runtimeMs(), run.results(), run.correct() ? "correct" : "WRONG");
+        table.add(new String[] {
+          String.valueOf(query.number()), query.name(), String.format(Locale.ROOT, "%,d", run.runtimeMs()),
+          String.format(Locale.ROOT, "%,.0f", run.eventsPerSecond()), String.format(Locale.ROOT, "%,d", run.results()),
+          run.correct() ? "yes" : "NO",
+          baseline.map(b -> String.format(Locale.ROOT, "%+.1f%%", 100 * (run.eventsPerSecond() / b.eventsPerSecond() - 1)))
+              .orElse("-")
+        });
+      }
+      Files.writeString(Path.of(options.getDashboard()),
+          Dashboard.render(history.all(), options.getRegressionThresholdPercent()), StandardCharsets.UTF_8);
+    }
+    printTable(runner, mode, table);
+    System.out.println("dashboard: " + Path.of(options.getDashboard()).toAbsolutePath());
+    return allCorrect;
+  }
+
+  static NexmarkConfig config(NexmarkOptions options, int query) {
+    NexmarkConfig config = new NexmarkConfig();
+    long smoke = (query == 4 || query == 6 || query == 9) ? 10_000 : 100_000;
+    config.numEvents = options.getNumEvents() != null
+        ? options.getNumEvents()
+        : options.getSuite() == NexmarkOptions.Suite.STRESS ? smoke * 100 : smoke;
+    return config;
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static RunRecord run(
+      NexmarkQuery<?> query, NexmarkConfig config, String[] args, String runner, String mode, String commit) {
+    Collection<?> expected = query.model(NexmarkEvents.inMemory(config), config);
+    long expectedHash = 0;
+    for (Object o : expected) {
+      expectedHash += o.hashCode();
+    }
+    NexmarkOptions options = PipelineOptionsFactory.fromArgs(args).as(NexmarkOptions.class);
+    options.setJobName("nexmark-q" + query.number());
+    Pipeline p = Pipeline.create(options);
+    PCollection<Event> events = p.apply("Events", NexmarkEvents.bounded(config));
+    PCollection out = (PCollection) events.apply(query.name(), (PTransform) query.transform(config));
+    out.apply("Results", ParDo.of(new CountResults()));
+    long start = System.nanoTime();
+    PipelineResult result = p.run();
+    result.waitUntilFinish();
+    long runtimeMs = Math.max(1, (System.nanoTime() - start) / 1_000_000);
+    long count = counter(result, "results");
+    long hash = counter(result, "resultHash");
+    return new RunRecord(Instant.now(), commit, runner, mode, query.number(), config.numEvents, runtimeMs,
+        config.numEvents * 1000.0 / runtimeMs, count, count == expected.size() && hash == expectedHash);
+  }
+
+  private static long counter(PipelineResult result, String name) {
+    for (MetricResult<Long> c : result.metrics()
+        .queryMetrics(MetricsFilter.builder().addNameFilter(MetricNameFilter.named(NAMESPACE, name)).build())
+        .getCounters()) {
+      try {
+        return c.getCommitted();
+      } catch (UnsupportedOperationException e) {
+        return c.getAttempted();
+      }
+    }
+    return 0;
+  }
+
+  /** Counts the results and adds up their hash codes, which do not depend on their order. */
+  private static final class CountResults extends DoFn<Object, Void> {
+    private final Counter results = Metrics.counter(NAMESPACE, "results");
+    private final Counter hash = Metrics.counter(NAMESPACE, "resultHash");
+
+    @ProcessElement
+    public void process(@Element Object result) {
+      results.inc();
+      hash.inc(result.hashCode());
+    }
+  }
+
+  private static void printTable(String runner, String mode, List<String[]> rows) {
+    String[] header = {"query", "name", "runtime ms", "events/s", "results", "correct", "vs baseline"};
+    System.out.println();
+    System.out.println("Nexmark on " + runner + " (" + mode + ")");
+    String format = "%5s  %-24s %12s %12s %10s %8s %12s%n";
+    System.out.printf(format, (Object[]) header);
+    for (String[] row : rows) {
+      System.out.printf(format, (Object[]) row);
+    }
+  }
+
+  private static String commit() {
+    try {
+      Process git = new ProcessBuilder("git", "rev-parse", "--short", "HEAD").redirectErrorStream(true).start();
+      String out = new String(git.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+      return git.waitFor() == 0 && !out.isEmpty() ? out : "unknown";
+    } catch (IOException e) {
+      return "unknown";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "unknown";
+    }
+  }
+}

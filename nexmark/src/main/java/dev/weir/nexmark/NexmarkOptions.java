@@ -1,0 +1,63 @@
+package dev.weir.nexmark;
+
+import java.util.List;
+import org.apache.beam.sdk.options.Default;
+import org.apache.beam.sdk.options.Description;
+import org.apache.beam.sdk.options.PipelineOptions;
+
+/** Options of the Nexmark launcher; every other option goes to the runner. */
+public interface NexmarkOptions extends PipelineOptions {
+  /** Which queries at which sizes. */
+  enum Suite {
+    /** Every query at 100,000 events (the windowed-join queries 4, 6 and 9 at 10,000). */
+    SMOKE,
+    /** Every query at 100 times the SMOKE sizes. */
+    STRESS
+  }
+
+  /** Bounded input (batch) or unbounded input (streaming). */
+  enum Mode {
+    BATCH,
+    STREAMING
+  }
+
+  @Description("Queries to run, e.g. --query=0,1,2 (default: all)")
+  List<Integer> getQuery();
+
+  void setQuery(List<Integer> value);
+
+  @Description("SMOKE or STRESS")
+  @Default.Enum("SMOKE")
+  Suite getSuite();
+
+  void setSuite(Suite value);
+
+  @Description("BATCH or STREAMING")
+  @Default.Enum("BATCH")
+  Mode getMode();
+
+  void setMode(Mode value);
+
+  @Description("Events per query, instead of the suite's")
+  Long getNumEvents();
+
+  void setNumEvents(Long value);
+
+  @Description("JDBC URL of the results history (any JDBC database; default: an embedded H2 file)")
+  @Default.String("jdbc:h2:./nexmark-results/history")
+  String getHistoryUrl();
+
+  void setHistoryUrl(String value);
+
+  @Description("Where the HTML dashboard is written")
+  @Default.String("nexmark-results/dashboard.html")
+  String getDashboard();
+
+  void setDashboard(String value);
+
+  @Description("A run is a regression when its events/s fall this many percent below the baseline")
+  @Default.Double(20.0)
+  double getRegressionThresholdPercent();
+
+  void setRegressionThresholdPercent(double value);
+}

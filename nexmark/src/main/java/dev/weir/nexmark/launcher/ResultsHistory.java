@@ -1,0 +1,93 @@
+package dev.weir.nexmark.launcher;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The history of Nexmark runs in a relational database reached through JDBC: an embedded H2
+ * file by default, any server database by URL. One table, created when missing.
+ */
+public final class ResultsHistory implements AutoCloseable {
+  private final Connection connection;
+
+  public ResultsHistory(String jdbcUrl) throws SQLException {
+    this.connection = DriverManager.getConnection(jdbcUrl);
+    try (Statement s = connection.createStatement()) {
+      s.execute("CREATE TABLE IF NOT EXISTS nexmark_runs ("
+          + "run_time TIMESTAMP NOT NULL, run_commit VARCHAR(64) NOT NULL, runner VARCHAR(128) NOT NULL, "
+          + "mode VARCHAR(16) NOT NULL, query INT NOT NULL, events BIGINT NOT NULL, runtime_ms BIGINT NOT NULL, "
+          + "events_per_sec DOUBLE PRECISION NOT NULL, results BIGINT NOT NULL, correct BOOLEAN NOT NULL)");
+    }
+  }
+
+  public void append(RunRecord r) throws SQLException {
+    try (PreparedStatement s = connection.prepareStatement(
+        "INSERT INTO nexmark_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+      s.setTimestamp(1, Timestamp.from(r.time()));
+      s.setString(2, r.commit());
+      s.setString(3, r.runner());
+      s.setString(4, r.mode());
+      s.setInt(5, r.query());
+      s.setLong(6, r.events());
+      s.setLong(7, r.runtimeMs());
+      s.setDouble(8, r.eventsPerSecond());
+      s.setLong(9, r.results());
+      s.setBoolean(10, r.correct());
+      s.executeUpdate();
+    }
+  }
+
+  /** The latest earlier run of the same runner, mode, query and size: the baseline. */
+  public Optional<RunRecord> baseline(String runner, String mode, int query, long events) throws SQLException {
+    try (PreparedStatement s = connection.prepareStatement(
+        "SELECT * FROM nexmark_runs WHERE runner = ? AND mode = ? AND query = ? AND events = ? "
+            + "ORDER BY run_time DESC LIMIT 1")) {
+      s.setString(1, runner);
+      s.setString(2, mode);
+      s.setInt(3, query);
+      s.setLong(4, events);
+      try (ResultSet rs = s.executeQuery()) {
+        return rs.next() ? Optional.of(read(rs)) : Optional.empty();
+      }
+    }
+  }
+
+  /** Every run, oldest first. */
+  public List<RunRecord> all() throws SQLException {
+    List<RunRecord> runs = new ArrayList<>();
+    try (Statement s = connection.createStatement();
+        ResultSet rs = s.executeQuery("SELECT * FROM nexmark_runs ORDER BY run_time, query")) {
+      while (rs.next()) {
+        runs.add(read(rs));
+      }
+    }
+    return runs;
+  }
+
+  private static RunRecord read(ResultSet rs) throws SQLException {
+    return new RunRecord(
+        rs.getTimestamp("run_time").toInstant(),
+        rs.getString("run_commit"),
+        rs.getString("runner"),
+        rs.getString("mode"),
+        rs.getInt("query"),
+        rs.getLong("events"),
+        rs.getLong("runtime_ms"),
+        rs.getDouble("events_per_sec"),
+        rs.getLong("results"),
+        rs.getBoolean("correct"));
+  }
+
+  @Override
+  public void close() throws SQLException {
+    connection.close();
+  }
+}

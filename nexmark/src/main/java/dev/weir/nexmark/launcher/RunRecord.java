@@ -1,0 +1,16 @@
+package dev.weir.nexmark.launcher;
+
+import java.time.Instant;
+
+/** One query run as the results history keeps it. */
+public record RunRecord(
+    Instant time,
+    String commit,
+    String runner,
+    String mode,
+    int query,
+    long events,
+    long runtimeMs,
+    double eventsPerSecond,
+    long results,
+    boolean correct) {}

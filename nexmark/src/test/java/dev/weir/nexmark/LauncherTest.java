@@ -1,0 +1,38 @@
+package dev.weir.nexmark;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.is;
+
+import dev.weir.nexmark.launcher.ResultsHistory;
+import dev.weir.nexmark.launcher.RunRecord;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The launcher end to end at a small size, on both runners, into one history. */
+class LauncherTest {
+  @Test
+  void runsQueriesOnBothRunnersRecordsThemAndDrawsTheDashboard(@TempDir Path dir) throws Exception {
+    String history = "jdbc:h2:" + dir.resolve("history");
+    String dashboard = dir.resolve("dashboard.html").toString();
+    for (String runner : List.of("DirectRunner", "WeirRunner")) {
+      boolean correct = Launcher.run(new String[] {
+        "--runner=" + runner, "--query=2,8", "--numEvents=5000", "--sparkMaster=local[2]",
+        "--historyUrl=" + history, "--dashboard=" + dashboard});
+      assertThat(runner + " results equal the models", correct, is(true));
+    }
+    try (ResultsHistory h = new ResultsHistory(history)) {
+      List<RunRecord> runs = h.all();
+      assertThat(runs.size(), equalTo(4));
+      assertThat(runs.stream().allMatch(RunRecord::correct), is(true));
+      assertThat(runs.get(0).results(), equalTo(runs.get(2).results()));
+    }
+    String html = Files.readString(Path.of(dashboard));
+    assertThat(html, containsString("data-panel=\"DirectRunner / BATCH\""));
+    assertThat(html, containsString("data-panel=\"WeirRunner / BATCH\""));
+  }
+}

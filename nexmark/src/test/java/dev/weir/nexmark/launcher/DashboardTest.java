@@ -1,0 +1,45 @@
+package dev.weir.nexmark.launcher;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.not;
+
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DashboardTest {
+  private static RunRecord run(String runner, int query, long second, double eventsPerSecond, boolean correct) {
+    return new RunRecord(Instant.ofEpochSecond(second), "c" + second, runner, "BATCH", query, 1000, 10,
+        eventsPerSecond, 5, correct);
+  }
+
+  @Test
+  void historyKeepsRunsAndFindsTheBaseline(@TempDir Path dir) throws Exception {
+    try (ResultsHistory history = new ResultsHistory("jdbc:h2:" + dir.resolve("h"))) {
+      history.append(run("WeirRunner", 2, 1, 100, true));
+      history.append(run("WeirRunner", 2, 2, 120, true));
+      history.append(run("DirectRunner", 2, 3, 50, true));
+      assertThat(history.all().size(), equalTo(3));
+      assertThat(history.baseline("WeirRunner", "BATCH", 2, 1000).get().eventsPerSecond(), equalTo(120.0));
+      assertThat(history.baseline("WeirRunner", "BATCH", 3, 1000).isPresent(), equalTo(false));
+    }
+  }
+
+  @Test
+  void onePanelPerRunnerAndModeWithRegressionsMarked() {
+    String html = Dashboard.render(List.of(
+        run("WeirRunner", 0, 1, 1000, true),
+        run("WeirRunner", 0, 2, 500, true),
+        run("DirectRunner", 0, 3, 100, false)), 20);
+    assertThat(html, containsString("data-panel=\"WeirRunner / BATCH\""));
+    assertThat(html, containsString("data-panel=\"DirectRunner / BATCH\""));
+    assertThat(html, containsString("class=\"regression\""));
+    assertThat(html, containsString("query 0, run of 1970-01-01T00:00:02Z (c2): 500.0 events/s after 1000.0"));
+    assertThat(html, containsString("class=\"bad\">NO"));
+    assertThat(html, not(containsString("<script")));
+  }
+}
