@@ -38,6 +38,10 @@ class QueriesTest {
         "--runner=" + runner, "--sparkMaster=local[2]", "--blockOnRun=true").withoutStrictParsing().create());
     PCollection<Event> events = p.apply(NexmarkEvents.bounded(config));
     PCollection out = (PCollection) events.apply(query.name(), (org.apache.beam.sdk.transforms.PTransform) query.transform(config));
+    if (query.checksFinalPanesOnly()) {
+      PCollection finalPanes = (PCollection) out.apply("FinalPanes", org.apache.beam.sdk.transforms.ParDo.of(new FinalPanes<>()));
+      out = finalPanes.setCoder(out.getCoder());
+    }
     PAssert.that(out).containsInAnyOrder(expected);
     p.run().waitUntilFinish();
   }
