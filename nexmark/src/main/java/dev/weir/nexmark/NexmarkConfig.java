@@ -33,6 +33,8 @@ public final class NexmarkConfig implements Serializable {
   /** Query 2 keeps bids on auctions whose id is a multiple of this. */
   public int auctionSkip = 123;
   public int fanout = 5;
+  /** Query 14's session gap, in minutes. */
+  public int sessionGapMinutes = 10;
   /** Query 3 forgets a seller's state after this long without events. */
   public int maxAuctionsWaitingTime = 600;
 
@@ -64,6 +66,7 @@ public final class NexmarkConfig implements Serializable {
     c.auctionSkip = auctionSkip;
     c.fanout = fanout;
     c.maxAuctionsWaitingTime = maxAuctionsWaitingTime;
+    c.sessionGapMinutes = sessionGapMinutes;
     return c;
   }
 
