@@ -167,7 +167,7 @@ public final class Launcher {
     String[] header = {"query", "name", "runtime ms", "events/s", "results", "correct", "vs baseline"};
     System.out.println();
     System.out.println("Nexmark on " + runner + " (" + mode + ")");
-    String format = "%5s  %-24s %12s %12s %10s %8s %12s%n";
+    String format = "%5s  %-32s %12s %12s %10s %8s %12s%n";
     System.out.printf(format, (Object[]) header);
     for (String[] row : rows) {
       System.out.printf(format, (Object[]) row);
