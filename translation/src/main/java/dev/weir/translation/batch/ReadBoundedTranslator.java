@@ -31,10 +31,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The primitive bounded read ({@code Read.Bounded}, or the splittable-DoFn-wrapped read converted
  * back to it): the source is split on the driver into bundles of about
- * {@code estimatedSize / parallelism} bytes, one Spark partition per bundle.
+ * {@code estimatedSize / parallelism} bytes, which Spark partitions read, several bundles per
+ * partition when there are many more bundles than cores.
  */
 public final class ReadBoundedTranslator implements TransformTranslator<PTransform<?, ?>> {
   private static final Logger LOG = LoggerFactory.getLogger(ReadBoundedTranslator.class);
+  private static final int TASKS_PER_CORE = 4;
 
   static BoundedSource<?> sourceOf(PTransform<?, ?> transform) {
     if (transform instanceof SplittableParDo.PrimitiveBoundedRead) {
@@ -63,8 +65,12 @@ public final class ReadBoundedTranslator implements TransformTranslator<PTransfo
     } catch (Exception e) {
       throw new StepFailure(context.stepName(), e);
     }
+    // A source may split into many more bundles than there are cores (Nexmark's generators,
+    // files): every Spark task costs a scheduling round trip, so a partition reads several
+    // bundles, a few tasks per core.
+    int partitions = Math.max(1, Math.min(bundles.size(), TASKS_PER_CORE * parallelism));
     JavaRDD<WindowedValue<Object>> read =
-        jsc.parallelize(bundles, Math.max(1, bundles.size()))
+        jsc.parallelize(bundles, partitions)
             .flatMap(new ReadBundle(context.stepName(), context.options(), context.metrics()));
     context.putDataset(out, context.session().createDataset(read.rdd(), TranslationContext.encoder(out)));
   }
