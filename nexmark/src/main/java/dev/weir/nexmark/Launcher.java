@@ -4,7 +4,6 @@ import dev.weir.nexmark.launcher.Dashboard;
 import dev.weir.nexmark.launcher.ResultsHistory;
 import dev.weir.nexmark.launcher.RunRecord;
 import dev.weir.nexmark.model.Event;
-import dev.weir.nexmark.queries.FinalPanes;
 import dev.weir.nexmark.queries.NexmarkQuery;
 import dev.weir.nexmark.queries.Queries;
 import java.io.IOException;
@@ -123,10 +122,7 @@ public final class Launcher {
     Pipeline p = Pipeline.create(options);
     PCollection<Event> events = p.apply("Events", NexmarkEvents.bounded(config));
     PCollection out = (PCollection) events.apply(query.name(), (PTransform) query.transform(config));
-    if (query.checksFinalPanesOnly()) {
-      PCollection finalPanes = (PCollection) out.apply("FinalPanes", ParDo.of(new FinalPanes<>()));
-      out = finalPanes.setCoder(out.getCoder());
-    }
+    out = ((NexmarkQuery) query).checked(out);
     out.apply("Results", ParDo.of(new CountResults()));
     long start = System.nanoTime();
     PipelineResult result = p.run();
