@@ -106,6 +106,7 @@ public final class Launcher {
     config.numEvents = options.getNumEvents() != null
         ? options.getNumEvents()
         : options.getSuite() == NexmarkOptions.Suite.STRESS ? smoke * 100 : smoke;
+    config.outputPath = options.getOutputPath();
     return config;
   }
 

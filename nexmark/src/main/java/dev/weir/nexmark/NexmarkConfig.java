@@ -33,6 +33,10 @@ public final class NexmarkConfig implements Serializable {
   /** Query 2 keeps bids on auctions whose id is a multiple of this. */
   public int auctionSkip = 123;
   public int fanout = 5;
+  /** Query 10 writes its log files under this directory; none when null. */
+  public String outputPath;
+  /** Query 10 fires a pane after this many events (and query 11 in Beam's version). */
+  public long maxLogEvents = 100_000;
   /** Query 14's session gap, in minutes. */
   public int sessionGapMinutes = 10;
   /** Query 3 forgets a seller's state after this long without events. */
@@ -67,6 +71,8 @@ public final class NexmarkConfig implements Serializable {
     c.fanout = fanout;
     c.maxAuctionsWaitingTime = maxAuctionsWaitingTime;
     c.sessionGapMinutes = sessionGapMinutes;
+    c.outputPath = outputPath;
+    c.maxLogEvents = maxLogEvents;
     return c;
   }
 

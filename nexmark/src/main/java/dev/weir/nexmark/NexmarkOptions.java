@@ -43,6 +43,11 @@ public interface NexmarkOptions extends PipelineOptions {
 
   void setNumEvents(Long value);
 
+  @Description("Where query 10 writes its log files (none when unset)")
+  String getOutputPath();
+
+  void setOutputPath(String value);
+
   @Description("JDBC URL of the results history (any JDBC database; default: an embedded H2 file)")
   @Default.String("jdbc:h2:./nexmark-results/history")
   String getHistoryUrl();

@@ -8,7 +8,7 @@ public final class Queries {
 
   public static List<NexmarkQuery<?>> all() {
     return List.of(new Query0(), new Query1(), new Query2(), new Query3(), new Query4(), new Query5(), new Query6(), new Query7(), new Query8(),
-        new Query9(), new Query11(), new Query12(), new Query13(),
+        new Query9(), new Query10(), new Query11(), new Query12(), new Query13(),
         new Query14());
   }
 
