@@ -49,11 +49,6 @@ public final class Launcher {
   /** Runs the queries {@code args} ask for; true if every result was correct. */
   public static boolean run(String[] args) throws Exception {
     NexmarkOptions options = PipelineOptionsFactory.fromArgs(args).withValidation().as(NexmarkOptions.class);
-    if (options.getMode() == NexmarkOptions.Mode.STREAMING) {
-      throw new IllegalArgumentException(
-          "--mode=STREAMING needs Nexmark's unbounded source, which this launcher does not have yet; "
-              + "use --mode=BATCH");
-    }
     List<NexmarkQuery<?>> queries = new ArrayList<>();
     if (options.getQuery() == null || options.getQuery().isEmpty()) {
       queries.addAll(Queries.all());
@@ -121,7 +116,9 @@ public final class Launcher {
     NexmarkOptions options = PipelineOptionsFactory.fromArgs(args).as(NexmarkOptions.class);
     options.setJobName("nexmark-q" + query.number());
     Pipeline p = Pipeline.create(options);
-    PCollection<Event> events = p.apply("Events", NexmarkEvents.bounded(config));
+    PCollection<Event> events = options.getMode() == NexmarkOptions.Mode.STREAMING
+        ? p.apply("Events", NexmarkEvents.unbounded(config))
+        : p.apply("Events", NexmarkEvents.bounded(config));
     PCollection out = (PCollection) events.apply(query.name(), (PTransform) query.transform(config));
     out = ((NexmarkQuery) query).checked(out);
     out.apply("Results", ParDo.of(new CountResults()));

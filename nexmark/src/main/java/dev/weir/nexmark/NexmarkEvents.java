@@ -2,6 +2,7 @@ package dev.weir.nexmark;
 
 import dev.weir.nexmark.generator.BoundedEventSource;
 import dev.weir.nexmark.generator.Generator;
+import dev.weir.nexmark.generator.UnboundedEventSource;
 import dev.weir.nexmark.model.Event;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +16,11 @@ public final class NexmarkEvents {
   /** The stream as a bounded read, split over the configured generators. */
   public static Read.Bounded<Event> bounded(NexmarkConfig config) {
     return Read.from(BoundedEventSource.of(config));
+  }
+
+  /** The stream as an unbounded read, for streaming runs; it ends with its last event. */
+  public static Read.Unbounded<Event> unbounded(NexmarkConfig config) {
+    return Read.from(UnboundedEventSource.of(config));
   }
 
   /**

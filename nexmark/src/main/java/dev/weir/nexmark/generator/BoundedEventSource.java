@@ -40,6 +40,11 @@ public final class BoundedEventSource extends BoundedSource<Event> {
     return new BoundedEventSource(config, blocks);
   }
 
+  /** The (first event id, number of events) blocks this source reads. */
+  List<long[]> blocks() {
+    return blocks;
+  }
+
   @Override
   public List<BoundedEventSource> split(long desiredBundleSizeBytes, PipelineOptions options) {
     List<BoundedEventSource> splits = new ArrayList<>();

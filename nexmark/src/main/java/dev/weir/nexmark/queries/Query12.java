@@ -17,7 +17,7 @@ import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.Sum;
 import org.apache.beam.sdk.transforms.windowing.AfterProcessingTime;
-import org.apache.beam.sdk.transforms.windowing.DefaultTrigger;
+import org.apache.beam.sdk.transforms.windowing.AfterWatermark;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
 import org.apache.beam.sdk.transforms.windowing.Repeatedly;
 import org.apache.beam.sdk.transforms.windowing.Window;
@@ -69,8 +69,10 @@ public final class Query12 implements NexmarkQuery<BidsPerSession> {
     return output
         .apply("ByBidder", ParDo.of(new ByBidder()))
         .setCoder(KvCoder.of(VarLongCoder.of(), VarLongCoder.of()))
+        // Fires once, when the input ends; Beam rejects the default trigger itself on unbounded
+        // input in the global window, though it would do the same.
         .apply("OnePane", Window.<KV<Long, Long>>configure()
-            .triggering(DefaultTrigger.of())
+            .triggering(AfterWatermark.pastEndOfWindow())
             .discardingFiredPanes()
             .withAllowedLateness(Duration.ZERO))
         .apply(Sum.longsPerKey())
