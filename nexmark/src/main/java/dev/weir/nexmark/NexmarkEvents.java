@@ -1,7 +1,6 @@
 package dev.weir.nexmark;
 
 import dev.weir.nexmark.generator.BoundedEventSource;
-import dev.weir.nexmark.generator.Generator;
 import dev.weir.nexmark.generator.UnboundedEventSource;
 import dev.weir.nexmark.model.Event;
 import java.util.ArrayList;
@@ -39,10 +38,5 @@ public final class NexmarkEvents {
       }
     }
     return events;
-  }
-
-  /** One generator over the whole stream, for tests of the generator itself. */
-  public static Generator single(NexmarkConfig config) {
-    return Generator.whole(config);
   }
 }

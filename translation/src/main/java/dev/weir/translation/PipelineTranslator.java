@@ -38,14 +38,12 @@ import org.slf4j.LoggerFactory;
 public final class PipelineTranslator {
   private static final Logger LOG = LoggerFactory.getLogger(PipelineTranslator.class);
 
-  private final Pipeline pipeline;
   private final List<Step> steps;
   private final Map<PCollection<?>, Integer> consumers;
   private final TimePolicies policies;
 
   private PipelineTranslator(
-      Pipeline pipeline, List<Step> steps, Map<PCollection<?>, Integer> consumers, TimePolicies policies) {
-    this.pipeline = pipeline;
+      List<Step> steps, Map<PCollection<?>, Integer> consumers, TimePolicies policies) {
     this.steps = steps;
     this.consumers = consumers;
     this.policies = policies;
@@ -121,7 +119,7 @@ public final class PipelineTranslator {
             steps.add(new Step(applied, translator));
           }
         });
-    return new PipelineTranslator(pipeline, steps, consumers, policies);
+    return new PipelineTranslator(steps, consumers, policies);
   }
 
   private static UnsupportedOperationException unsupported(TransformHierarchy.Node node, String why) {
@@ -165,9 +163,5 @@ public final class PipelineTranslator {
       sc.setJobDescription(null);
       context.close();
     }
-  }
-
-  Pipeline pipeline() {
-    return pipeline;
   }
 }

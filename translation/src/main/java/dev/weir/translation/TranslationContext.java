@@ -13,7 +13,6 @@ import org.apache.beam.sdk.runners.AppliedPTransform;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionView;
-import org.apache.beam.sdk.values.PValue;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.spark.sql.Dataset;
@@ -185,14 +184,5 @@ public final class TranslationContext {
     for (SideInputData data : sideInputs.values()) {
       data.destroy();
     }
-  }
-
-  /** Registers a Dataset that must be evaluated although it has no PCollection (a sink step). */
-  public void addLeaf(String name, Dataset<?> ds) {
-    leaves.put(name, ds);
-  }
-
-  boolean hasDataset(PValue value) {
-    return datasets.containsKey(value);
   }
 }

@@ -50,18 +50,6 @@ public final class Generator implements Iterator<TimestampedValue<Event>>, Seria
     return new Generator(config, 0, config.numEvents, 0);
   }
 
-  public long firstEventId() {
-    return firstEventId;
-  }
-
-  public long maxEvents() {
-    return maxEvents;
-  }
-
-  public long firstEventNumber() {
-    return firstEventNumber;
-  }
-
   /** Events produced so far. */
   public long count() {
     return count;

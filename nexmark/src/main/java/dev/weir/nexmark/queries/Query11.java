@@ -12,12 +12,10 @@ import java.util.TreeMap;
 import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.transforms.Count;
-import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.windowing.Sessions;
 import org.apache.beam.sdk.transforms.windowing.Window;
-import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TimestampedValue;
 import org.joda.time.Duration;
@@ -45,11 +43,11 @@ public final class Query11 implements NexmarkQuery<BidsPerSession> {
       @Override
       public PCollection<BidsPerSession> expand(PCollection<Event> events) {
         return events
-            .apply("Bidders", ParDo.of(new Bidders()))
+            .apply("Bidders", ParDo.of(new BidderCounts.Bidders()))
             .setCoder(VarLongCoder.of())
             .apply(Window.into(Sessions.withGapDuration(gap)))
             .apply(Count.perElement())
-            .apply("PerSession", ParDo.of(new ToBidsPerSession()))
+            .apply("PerSession", ParDo.of(new BidderCounts.ToBidsPerSession()))
             .setCoder(SerializableCoder.of(BidsPerSession.class));
       }
     };
@@ -82,21 +80,5 @@ public final class Query11 implements NexmarkQuery<BidsPerSession> {
       }
     });
     return out;
-  }
-
-  private static final class Bidders extends DoFn<Event, Long> {
-    @ProcessElement
-    public void process(@Element Event e, OutputReceiver<Long> out) {
-      if (e.bid != null) {
-        out.output(e.bid.bidder);
-      }
-    }
-  }
-
-  private static final class ToBidsPerSession extends DoFn<KV<Long, Long>, BidsPerSession> {
-    @ProcessElement
-    public void process(@Element KV<Long, Long> count, OutputReceiver<BidsPerSession> out) {
-      out.output(new BidsPerSession(count.getKey(), count.getValue()));
-    }
   }
 }

@@ -50,14 +50,14 @@ public final class Query12 implements NexmarkQuery<BidsPerSession> {
       @Override
       public PCollection<BidsPerSession> expand(PCollection<Event> events) {
         return events
-            .apply("Bidders", ParDo.of(new Bidders()))
+            .apply("Bidders", ParDo.of(new BidderCounts.Bidders()))
             .setCoder(VarLongCoder.of())
             .apply(Window.<Long>into(new GlobalWindows())
                 .triggering(Repeatedly.forever(AfterProcessingTime.pastFirstElementInPane().plusDelayOf(delay)))
                 .discardingFiredPanes()
                 .withAllowedLateness(Duration.ZERO))
             .apply(Count.perElement())
-            .apply("PerBidder", ParDo.of(new ToBidsPerSession()))
+            .apply("PerBidder", ParDo.of(new BidderCounts.ToBidsPerSession()))
             .setCoder(SerializableCoder.of(BidsPerSession.class));
       }
     };
@@ -76,7 +76,7 @@ public final class Query12 implements NexmarkQuery<BidsPerSession> {
             .discardingFiredPanes()
             .withAllowedLateness(Duration.ZERO))
         .apply(Sum.longsPerKey())
-        .apply("Total", ParDo.of(new ToBidsPerSession()))
+        .apply("Total", ParDo.of(new BidderCounts.ToBidsPerSession()))
         .setCoder(SerializableCoder.of(BidsPerSession.class));
   }
 
@@ -93,26 +93,11 @@ public final class Query12 implements NexmarkQuery<BidsPerSession> {
     return out;
   }
 
-  private static final class Bidders extends DoFn<Event, Long> {
-    @ProcessElement
-    public void process(@Element Event e, OutputReceiver<Long> out) {
-      if (e.bid != null) {
-        out.output(e.bid.bidder);
-      }
-    }
-  }
 
   private static final class ByBidder extends DoFn<BidsPerSession, KV<Long, Long>> {
     @ProcessElement
     public void process(@Element BidsPerSession b, OutputReceiver<KV<Long, Long>> out) {
       out.output(KV.of(b.personId(), b.bidsPerSession()));
-    }
-  }
-
-  private static final class ToBidsPerSession extends DoFn<KV<Long, Long>, BidsPerSession> {
-    @ProcessElement
-    public void process(@Element KV<Long, Long> count, OutputReceiver<BidsPerSession> out) {
-      out.output(new BidsPerSession(count.getKey(), count.getValue()));
     }
   }
 }

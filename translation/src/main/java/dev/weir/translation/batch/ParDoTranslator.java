@@ -68,10 +68,10 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
             ParDoTranslation.getSideInputMapping(context.current()),
             sideInputs(context, transform.getSideInputs().values()),
             context.metrics());
-    boolean stateful = DoFnSignatures.isStateful(transform.getFn())
-        || DoFnSignatures.requiresTimeSortedInput(transform.getFn());
+    boolean timeSorted = DoFnSignatures.requiresTimeSortedInput(transform.getFn());
+    boolean stateful = timeSorted || DoFnSignatures.isStateful(transform.getFn());
     Dataset<WindowedValue<Object>> in = context.dataset(input);
-    putOutputs(context, tags, encoder -> run(in, spec, stateful, context, encoder));
+    putOutputs(context, tags, encoder -> run(in, spec, stateful, timeSorted, context, encoder));
   }
 
   /** The broadcast contents of {@code views}, collected on first use. */
@@ -145,6 +145,7 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
       Dataset<WindowedValue<Object>> in,
       DoFnSpec spec,
       boolean stateful,
+      boolean timeSorted,
       TranslationContext context,
       Encoder<WindowedValue<Object>> outputEncoder) {
     if (!stateful) {
@@ -156,7 +157,7 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
     Encoder<Tuple2<byte[], WindowedValue<Object>>> keyed =
         Encoders.tuple(Encoders.BINARY(), TranslationContext.encoder(input));
     Column[] order =
-        DoFnSignatures.requiresTimeSortedInput(spec.newFn())
+        timeSorted
             ? new Column[] {functions.col("_1"), functions.col("_2.timestamp"), functions.col("_seq")}
             : new Column[] {functions.col("_1"), functions.col("_seq")};
     return in.map(new ReshuffleTranslator.WithKeyBytes(keyCoder), keyed)
