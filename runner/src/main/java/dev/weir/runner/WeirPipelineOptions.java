@@ -104,4 +104,24 @@ public interface WeirPipelineOptions extends PipelineOptions, StreamingOptions, 
   boolean isBlockOnRun();
 
   void setBlockOnRun(boolean value);
+
+  @Description("Streaming: records each unbounded source split reads at most per epoch.")
+  @Default.Long(100_000)
+  long getEpochMaxRecords();
+
+  void setEpochMaxRecords(long value);
+
+  @Description("Streaming: milliseconds each unbounded source split reads at most per epoch.")
+  @Default.Long(1_000)
+  long getEpochMaxReadTimeMillis();
+
+  void setEpochMaxReadTimeMillis(long value);
+
+  @Description(
+      "Streaming: milliseconds the driver waits before the next epoch when one read nothing and "
+          + "moved no watermark.")
+  @Default.Long(100)
+  long getEpochIdleWaitMillis();
+
+  void setEpochIdleWaitMillis(long value);
 }

@@ -3,7 +3,12 @@ package dev.weir.runner;
 import dev.weir.metrics.MetricsPusher;
 import dev.weir.translation.StepFailure;
 import dev.weir.translation.metrics.PipelineMetrics;
+import dev.weir.translation.PipelineTranslator;
+import dev.weir.translation.streaming.OperatorWatermarks;
+import java.util.Map;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -22,8 +27,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A running or finished Weir pipeline. It owns the driver thread that runs the pipeline's Spark
- * jobs, all in one Spark job group, so that {@link #cancel} can stop them, and the metrics
- * pusher, which it closes (one last push) before the pipeline counts as finished.
+ * jobs and the metrics pusher, which it closes (one last push) before the pipeline counts as
+ * finished. A batch pipeline's jobs form one Spark job group, which {@link #cancel} cancels; a
+ * streaming pipeline's form one group per epoch, and {@link #cancel} stops it after the current
+ * epoch. {@link #waitUntilFinish(Duration)} returns the state at the deadline, as Beam's
+ * DirectRunner does.
  */
 final class WeirPipelineResult implements PipelineResult {
   private static final Logger LOG = LoggerFactory.getLogger(WeirPipelineResult.class);
@@ -32,22 +40,50 @@ final class WeirPipelineResult implements PipelineResult {
   private final String jobGroup;
   private final SparkContext sparkContext;
   private final PipelineMetrics metrics;
+  private final boolean streaming;
   private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
+  private final AtomicBoolean stopRequested = new AtomicBoolean();
+  private final AtomicReference<Map<String, OperatorWatermarks>> watermarks = new AtomicReference<>(Map.of());
   private final CompletableFuture<Void> done = new CompletableFuture<>();
   private final Thread driver;
 
-  WeirPipelineResult(
+  /** A streaming pipeline's body: runs epochs until it finishes (true) or is stopped (false). */
+  interface StreamingBody {
+    boolean run(String jobGroup, BooleanSupplier stopRequested, PipelineTranslator.EpochListener listener)
+        throws Exception;
+  }
+
+  static WeirPipelineResult batch(
       String name, SparkContext sparkContext, PipelineMetrics metrics, MetricsPusher pusher, Runnable pipeline) {
+    return new WeirPipelineResult(name, sparkContext, metrics, pusher, false, (group, stop, listener) -> {
+      sparkContext.setJobGroup(group, name, true);
+      pipeline.run();
+      return true;
+    });
+  }
+
+  static WeirPipelineResult streaming(
+      String name, SparkContext sparkContext, PipelineMetrics metrics, MetricsPusher pusher, StreamingBody pipeline) {
+    return new WeirPipelineResult(name, sparkContext, metrics, pusher, true, pipeline);
+  }
+
+  private WeirPipelineResult(
+      String name,
+      SparkContext sparkContext,
+      PipelineMetrics metrics,
+      MetricsPusher pusher,
+      boolean streaming,
+      StreamingBody pipeline) {
     this.jobGroup = "weir-" + IDS.incrementAndGet() + "-" + name;
     this.sparkContext = sparkContext;
     this.metrics = metrics;
+    this.streaming = streaming;
     this.driver =
         new Thread(
             () -> {
               Throwable failure = null;
               try {
-                sparkContext.setJobGroup(jobGroup, name, true);
-                pipeline.run();
+                pipeline.run(jobGroup, stopRequested::get, (epoch, wm) -> watermarks.set(wm));
               } catch (Throwable t) {
                 failure = t;
               } finally {
@@ -80,10 +116,21 @@ final class WeirPipelineResult implements PipelineResult {
   @Override
   public State cancel() {
     if (state.compareAndSet(State.RUNNING, State.CANCELLED)) {
-      sparkContext.cancelJobGroup(jobGroup);
-      driver.interrupt();
+      stopRequested.set(true);
+      if (!streaming) {
+        sparkContext.cancelJobGroup(jobGroup);
+        driver.interrupt();
+      }
     }
     return state.get();
+  }
+
+  /**
+   * Each step's input and output watermark after the last epoch of a streaming pipeline, in
+   * topological order; empty in batch.
+   */
+  Map<String, OperatorWatermarks> watermarks() {
+    return watermarks.get();
   }
 
   @Override
@@ -95,7 +142,7 @@ final class WeirPipelineResult implements PipelineResult {
         done.get(duration.getMillis(), TimeUnit.MILLISECONDS);
       }
     } catch (TimeoutException e) {
-      return null;
+      return state.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return null;

@@ -6,6 +6,7 @@ import dev.weir.translation.Overrides;
 import dev.weir.translation.PipelineTranslator;
 import dev.weir.translation.TimePolicies;
 import dev.weir.translation.metrics.PipelineMetrics;
+import dev.weir.translation.streaming.StreamingSettings;
 import org.apache.beam.sdk.metrics.MetricsEnvironment;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
@@ -23,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #run} validates the options, detects the mode, rewrites the pipeline into what Weir
  * translates, checks that every step can be translated (so an unsupported transform fails
  * before any Spark job runs), and then runs the Spark jobs on a driver thread owned by the
- * returned {@link PipelineResult}.
+ * returned {@link PipelineResult}: once in batch, epoch after epoch in streaming.
  */
 public final class WeirRunner extends PipelineRunner<PipelineResult> {
   private static final Logger LOG = LoggerFactory.getLogger(WeirRunner.class);
@@ -72,29 +73,36 @@ public final class WeirRunner extends PipelineRunner<PipelineResult> {
               + "(--runtimeMode=STREAMING forces streaming)");
         }
     }
-    if (streaming) {
-      throw new UnsupportedOperationException(
-          "WeirRunner runs batch pipelines only for now; this pipeline needs streaming because "
-              + (unbounded != null
-                  ? "PCollection '" + unbounded.getName() + "' is unbounded"
-                  : "--runtimeMode=STREAMING was set"));
-    }
 
     Overrides.apply(pipeline);
-    TimePolicies policies = batchPolicies(options);
-    PipelineTranslator plan = PipelineTranslator.check(pipeline, policies);
-    LOG.info("Batch plan of {} ({}):\n{}", options.getJobName(), policies, plan.explain());
+    TimePolicies policies = policies(options, streaming);
+    PipelineTranslator plan = PipelineTranslator.check(pipeline, policies, streaming);
+    LOG.info(
+        "{} plan of {} ({}):\n{}", streaming ? "Streaming" : "Batch", options.getJobName(), policies, plan.explain());
+    StreamingSettings settings =
+        streaming
+            ? new StreamingSettings(
+                options.getEpochMaxRecords(), options.getEpochMaxReadTimeMillis(), options.getEpochIdleWaitMillis())
+            : null;
 
     SparkSession session = SparkSessions.getOrCreate(options);
     PipelineMetrics metrics = PipelineMetrics.register(session.sparkContext(), options.getJobName());
     MetricsPusher pusher = MetricsPusher.start(options, metrics::results, options.getJobName());
     WeirPipelineResult result =
-        new WeirPipelineResult(
-            options.getJobName(),
-            session.sparkContext(),
-            metrics,
-            pusher,
-            () -> plan.execute(session, options, metrics));
+        streaming
+            ? WeirPipelineResult.streaming(
+                options.getJobName(),
+                session.sparkContext(),
+                metrics,
+                pusher,
+                (jobGroup, stop, listener) ->
+                    plan.executeStreaming(session, options, metrics, settings, jobGroup, stop, listener))
+            : WeirPipelineResult.batch(
+                options.getJobName(),
+                session.sparkContext(),
+                metrics,
+                pusher,
+                () -> plan.execute(session, options, metrics));
     result.start();
     if (options.isBlockOnRun()) {
       result.waitUntilFinish();
@@ -102,9 +110,9 @@ public final class WeirRunner extends PipelineRunner<PipelineResult> {
     return result;
   }
 
-  /** The time policies of a batch run: the user's choices, else the batch defaults. */
-  static TimePolicies batchPolicies(WeirPipelineOptions options) {
-    TimePolicies defaults = TimePolicies.batchDefaults();
+  /** The time policies of a run: the user's choices, else the defaults of its mode. */
+  static TimePolicies policies(WeirPipelineOptions options, boolean streaming) {
+    TimePolicies defaults = streaming ? TimePolicies.streamingDefaults() : TimePolicies.batchDefaults();
     return new TimePolicies(
         options.getProcessingTimeTimers() == null
             ? defaults.processingTimeTimers()

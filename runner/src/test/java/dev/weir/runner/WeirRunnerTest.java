@@ -78,15 +78,6 @@ class WeirRunnerTest {
   }
 
   @Test
-  void streamingIsRefusedAtRunWithTheReason() {
-    Pipeline p = Pipelines.create();
-    p.apply(GenerateSequence.from(0));
-    UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, p::run);
-    assertThat(e.getMessage(), containsString("batch pipelines only"));
-    assertThat(e.getMessage(), containsString("is unbounded"));
-  }
-
-  @Test
   void batchModeOverUnboundedInputIsAnError() {
     Pipeline p = Pipelines.create("--runtimeMode=BATCH");
     p.apply(GenerateSequence.from(0));
@@ -120,15 +111,23 @@ class WeirRunnerTest {
 
   @Test
   void timePoliciesDefaultToFailIgnoreIgnoreInBatch() {
-    TimePolicies defaults = WeirRunner.batchPolicies(Pipelines.options());
+    TimePolicies defaults = WeirRunner.policies(Pipelines.options(), false);
     assertThat(defaults.processingTimeTimers(), equalTo(TimePolicies.ProcessingTimeTimers.FAIL));
     assertThat(defaults.processingTimeEndOfInput(), equalTo(TimePolicies.ProcessingTimeEndOfInput.IGNORE));
     assertThat(defaults.windowTriggers(), equalTo(TimePolicies.WindowTriggers.IGNORE));
-    TimePolicies chosen = WeirRunner.batchPolicies(Pipelines.options(
-        "--processingTimeTimers=ALLOW", "--processingTimeEndOfInput=FIRE_AND_QUIESCE", "--windowTriggers=ALLOW"));
+    TimePolicies chosen = WeirRunner.policies(Pipelines.options(
+        "--processingTimeTimers=ALLOW", "--processingTimeEndOfInput=FIRE_AND_QUIESCE", "--windowTriggers=ALLOW"), false);
     assertThat(chosen.processingTimeTimers(), equalTo(TimePolicies.ProcessingTimeTimers.ALLOW));
     assertThat(chosen.processingTimeEndOfInput(), equalTo(TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE));
     assertThat(chosen.windowTriggers(), equalTo(TimePolicies.WindowTriggers.ALLOW));
+  }
+
+  @Test
+  void timePoliciesDefaultToAllowFireAllowInStreaming() {
+    TimePolicies defaults = WeirRunner.policies(Pipelines.options(), true);
+    assertThat(defaults.processingTimeTimers(), equalTo(TimePolicies.ProcessingTimeTimers.ALLOW));
+    assertThat(defaults.processingTimeEndOfInput(), equalTo(TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE));
+    assertThat(defaults.windowTriggers(), equalTo(TimePolicies.WindowTriggers.ALLOW));
   }
 
   @Test
@@ -161,7 +160,7 @@ class WeirRunnerTest {
     PipelineResult result = p.run();
     assertThat(BlockingFn.started.await(60, TimeUnit.SECONDS), is(true));
     assertThat(result.getState(), equalTo(PipelineResult.State.RUNNING));
-    assertThat(result.waitUntilFinish(Duration.millis(50)), nullValue());
+    assertThat(result.waitUntilFinish(Duration.millis(50)), equalTo(PipelineResult.State.RUNNING));
     assertThat(result.cancel(), equalTo(PipelineResult.State.CANCELLED));
     BlockingFn.release.countDown();
     assertThat(result.waitUntilFinish(Duration.standardSeconds(60)), equalTo(PipelineResult.State.CANCELLED));

@@ -2,7 +2,14 @@ package dev.weir.translation;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.function.BooleanSupplier;
+import dev.weir.translation.streaming.EpochStartListener;
+import dev.weir.translation.streaming.OperatorWatermarks;
+import dev.weir.translation.streaming.StreamingRun;
+import dev.weir.translation.streaming.StreamingSettings;
+import org.apache.beam.sdk.testing.TestStream;
 import java.util.Map;
 import dev.weir.translation.metrics.PipelineMetrics;
 import org.apache.beam.runners.core.construction.SerializablePipelineOptions;
@@ -21,7 +28,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Translates a batch pipeline onto Spark Datasets, in named passes:
+ * Translates a pipeline onto Spark Datasets, in named passes (a streaming pipeline repeats the
+ * last two every epoch, see {@link #executeStreaming}):
  *
  * <ol>
  *   <li><b>check</b> ({@link #check}): walks the expanded DAG in topological order, picks for
@@ -41,12 +49,14 @@ public final class PipelineTranslator {
   private final List<Step> steps;
   private final Map<PCollection<?>, Integer> consumers;
   private final TimePolicies policies;
+  private final boolean streaming;
 
   private PipelineTranslator(
-      List<Step> steps, Map<PCollection<?>, Integer> consumers, TimePolicies policies) {
+      List<Step> steps, Map<PCollection<?>, Integer> consumers, TimePolicies policies, boolean streaming) {
     this.steps = steps;
     this.consumers = consumers;
     this.policies = policies;
+    this.streaming = streaming;
   }
 
   /** One node of the plan: a transform and the translator that takes it whole. */
@@ -65,10 +75,11 @@ public final class PipelineTranslator {
    *
    * @throws UnsupportedOperationException naming the first step that cannot be translated
    */
-  public static PipelineTranslator check(Pipeline pipeline, TimePolicies policies) {
+  public static PipelineTranslator check(Pipeline pipeline, TimePolicies policies, boolean streaming) {
     List<Step> steps = new ArrayList<>();
     Map<PCollection<?>, Integer> consumers = new HashMap<>();
-    TranslationContext probe = new TranslationContext(null, null, consumers, policies, null);
+    TranslationContext probe = new TranslationContext(null, null, consumers, policies, null, null);
+    String mode = streaming ? "streaming" : "batch";
     pipeline.traverseTopologically(
         new Pipeline.PipelineVisitor.Defaults() {
           @Override
@@ -76,7 +87,7 @@ public final class PipelineTranslator {
             if (node.isRootNode()) {
               return CompositeBehavior.ENTER_TRANSFORM;
             }
-            TransformTranslator<PTransform<?, ?>> translator = TranslatorRegistry.batch(node.getTransform());
+            TransformTranslator<PTransform<?, ?>> translator = translator(node.getTransform());
             if (translator == null) {
               return CompositeBehavior.ENTER_TRANSFORM;
             }
@@ -94,9 +105,9 @@ public final class PipelineTranslator {
           @Override
           public void visitPrimitiveTransform(TransformHierarchy.Node node) {
             PTransform<?, ?> transform = node.getTransform();
-            TransformTranslator<PTransform<?, ?>> translator = TranslatorRegistry.batch(transform);
+            TransformTranslator<PTransform<?, ?>> translator = translator(transform);
             if (translator == null) {
-              throw unsupported(node, "WeirRunner has no batch translation for this primitive transform");
+              throw unsupported(node, "WeirRunner has no " + mode + " translation for this primitive transform");
             }
             AppliedPTransform<?, ?, ?> applied = node.toAppliedPTransform(pipeline);
             probe.setCurrent(applied);
@@ -105,6 +116,10 @@ public final class PipelineTranslator {
               throw unsupported(node, why);
             }
             add(node, applied, translator);
+          }
+
+          private TransformTranslator<PTransform<?, ?>> translator(PTransform<?, ?> transform) {
+            return streaming ? TranslatorRegistry.streaming(transform) : TranslatorRegistry.batch(transform);
           }
 
           private void add(
@@ -119,7 +134,7 @@ public final class PipelineTranslator {
             steps.add(new Step(applied, translator));
           }
         });
-    return new PipelineTranslator(steps, consumers, policies);
+    return new PipelineTranslator(steps, consumers, policies, streaming);
   }
 
   private static UnsupportedOperationException unsupported(TransformHierarchy.Node node, String why) {
@@ -146,7 +161,7 @@ public final class PipelineTranslator {
    */
   public void execute(SparkSession session, PipelineOptions options, PipelineMetrics metrics) {
     TranslationContext context =
-        new TranslationContext(session, new SerializablePipelineOptions(options), consumers, policies, metrics);
+        new TranslationContext(session, new SerializablePipelineOptions(options), consumers, policies, metrics, null);
     SparkContext sc = session.sparkContext();
     try {
       for (Step step : steps) {
@@ -162,6 +177,108 @@ public final class PipelineTranslator {
     } finally {
       sc.setJobDescription(null);
       context.close();
+    }
+  }
+
+  /** Called after each epoch of a streaming run, on the driver thread. */
+  public interface EpochListener {
+    void afterEpoch(long epoch, Map<String, OperatorWatermarks> watermarks);
+  }
+
+  /**
+   * Runs a streaming pipeline as epochs until every watermark reaches the end of time or {@code
+   * stopRequested} says so, checked between epochs. Each epoch: every TestStream takes its next
+   * event; then the steps are translated in topological order against this epoch's data, each
+   * after its producers, so it sees the watermarks they reached in this epoch; steps that keep
+   * state run their Spark job right away, the leaves run at the end; then watermarks and
+   * epoch-end actions (finalizing checkpoint marks) are settled. Every epoch's jobs form one
+   * Spark job group, {@code jobGroup-epoch-N}, each job described by its Beam step.
+   *
+   * @return whether the pipeline finished (false: stopped first)
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public boolean executeStreaming(
+      SparkSession session,
+      PipelineOptions options,
+      PipelineMetrics metrics,
+      StreamingSettings settings,
+      String jobGroup,
+      BooleanSupplier stopRequested,
+      EpochListener listener)
+      throws InterruptedException {
+    if (!streaming) {
+      throw new IllegalStateException("This plan was checked for batch");
+    }
+    Map<PCollection<?>, String> producerOf = new HashMap<>();
+    Map<String, List<String>> producers = new LinkedHashMap<>();
+    boolean testClock = false;
+    for (Step step : steps) {
+      List<String> upstream = new ArrayList<>();
+      for (PCollection<?> in : step.applied.getMainInputs().values()) {
+        String producer = producerOf.get(in);
+        if (producer != null && !upstream.contains(producer)) {
+          upstream.add(producer);
+        }
+      }
+      producers.put(step.applied.getFullName(), upstream);
+      for (PCollection<?> out : step.applied.getOutputs().values()) {
+        producerOf.put(out, step.applied.getFullName());
+      }
+      testClock |= step.applied.getTransform() instanceof TestStream;
+    }
+    SparkContext sc = session.sparkContext();
+    SerializablePipelineOptions serializableOptions = new SerializablePipelineOptions(options);
+    StreamingRun run = new StreamingRun(settings, sc.defaultParallelism(), producers, testClock);
+    try {
+      while (!stopRequested.getAsBoolean()) {
+        run.beginEpoch();
+        sc.setJobGroup(jobGroup + "-epoch-" + run.epoch(), "epoch " + run.epoch(), false);
+        for (Step step : steps) {
+          if (step.translator instanceof EpochStartListener) {
+            ((EpochStartListener) step.translator)
+                .onEpochStart(step.applied.getTransform(), step.applied.getFullName(), run);
+          }
+        }
+        TranslationContext context =
+            new TranslationContext(session, serializableOptions, consumers, policies, metrics, run);
+        boolean moved = false;
+        try {
+          for (Step step : steps) {
+            context.setCurrent(step.applied);
+            run.beginStep(step.applied.getFullName());
+            step.translator.translate(step.applied.getTransform(), context);
+            moved |= run.endStep();
+          }
+          for (Map.Entry<String, Dataset<?>> leaf : context.leaves().entrySet()) {
+            sc.setJobDescription(leaf.getKey());
+            leaf.getValue().write().format("noop").mode(SaveMode.Overwrite).save();
+          }
+        } finally {
+          sc.setJobDescription(null);
+          context.close();
+          run.endEpoch();
+        }
+        Map<String, OperatorWatermarks> watermarks = run.watermarks();
+        if (LOG.isDebugEnabled()) {
+          LOG.debug("Epoch {} watermarks: {}", run.epoch(), watermarks);
+        }
+        listener.afterEpoch(run.epoch(), watermarks);
+        if (run.finished()) {
+          return true;
+        }
+        if (!moved && !run.active()) {
+          List<String> held = run.heldAfterEndOfInput();
+          if (!held.isEmpty()) {
+            throw new IllegalStateException(
+                "Every source reached the end of time, but these steps hold their watermark: " + held);
+          }
+          Thread.sleep(settings.idleWaitMillis());
+        }
+      }
+      return false;
+    } finally {
+      sc.clearJobGroup();
+      run.close();
     }
   }
 }

@@ -56,6 +56,12 @@ public final class TimePolicies implements Serializable {
     return new TimePolicies(ProcessingTimeTimers.FAIL, ProcessingTimeEndOfInput.IGNORE, WindowTriggers.IGNORE);
   }
 
+  /** Streaming defaults: ALLOW, FIRE_AND_QUIESCE, ALLOW. */
+  public static TimePolicies streamingDefaults() {
+    return new TimePolicies(
+        ProcessingTimeTimers.ALLOW, ProcessingTimeEndOfInput.FIRE_AND_QUIESCE, WindowTriggers.ALLOW);
+  }
+
   public ProcessingTimeTimers processingTimeTimers() {
     return processingTimeTimers;
   }

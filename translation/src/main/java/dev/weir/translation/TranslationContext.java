@@ -2,6 +2,7 @@ package dev.weir.translation;
 
 import dev.weir.encoders.CoderEncoders;
 import dev.weir.translation.metrics.PipelineMetrics;
+import dev.weir.translation.streaming.StreamingRun;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -19,6 +20,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoder;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.storage.StorageLevel;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * What translators share while one pipeline is translated: the Spark session, the Dataset of
@@ -33,6 +35,7 @@ public final class TranslationContext {
   private final Map<PCollection<?>, Integer> consumers;
   private final TimePolicies policies;
   private final PipelineMetrics metrics;
+  private final @Nullable StreamingRun streaming;
   private final Map<PCollection<?>, Dataset<?>> datasets = new HashMap<>();
   private final Map<TupleTag<?>, PCollection<?>> viewInputs = new HashMap<>();
   private final Map<TupleTag<?>, SideInputData> sideInputs = new HashMap<>();
@@ -45,8 +48,10 @@ public final class TranslationContext {
       SerializablePipelineOptions options,
       Map<PCollection<?>, Integer> consumers,
       TimePolicies policies,
-      PipelineMetrics metrics) {
+      PipelineMetrics metrics,
+      @Nullable StreamingRun streaming) {
     this.session = session;
+    this.streaming = streaming;
     this.policies = policies;
     this.metrics = metrics;
     this.options = options;
@@ -60,6 +65,14 @@ public final class TranslationContext {
   /** Where executors report Beam metrics; {@code null} in the check pass. */
   public PipelineMetrics metrics() {
     return metrics;
+  }
+
+  /** The streaming run this translation is an epoch of; fails in batch. */
+  public StreamingRun streaming() {
+    if (streaming == null) {
+      throw new IllegalStateException("Step '" + stepName() + "' is translated for streaming, but this run is batch");
+    }
+    return streaming;
   }
 
   public TimePolicies policies() {

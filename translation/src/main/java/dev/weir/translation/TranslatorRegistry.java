@@ -10,9 +10,16 @@ import dev.weir.translation.batch.ReadBoundedTranslator;
 import dev.weir.translation.batch.ReshuffleTranslator;
 import dev.weir.translation.batch.SplittableProcessTranslator;
 import dev.weir.translation.batch.WindowAssignTranslator;
+import dev.weir.translation.streaming.BoundedSourceStreamingTranslator;
+import dev.weir.translation.streaming.GroupByKeyStreamingTranslator;
+import dev.weir.translation.streaming.ParDoStreamingTranslator;
+import dev.weir.translation.streaming.TestStreamTranslator;
+import dev.weir.translation.streaming.UnboundedReadTranslator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.beam.sdk.io.Read;
+import org.apache.beam.sdk.testing.TestStream;
 import org.apache.beam.sdk.transforms.Combine;
 import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.GroupByKey;
@@ -27,7 +34,8 @@ import org.apache.beam.sdk.util.construction.SplittableParDo;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * The one place that says which translator handles which Beam transform in batch. Composites
+ * The one place that says which translator handles which Beam transform, in batch and in
+ * streaming. Composites
  * listed here are translated whole (when their translator agrees); every other composite is
  * expanded into its parts.
  */
@@ -52,7 +60,40 @@ final class TranslatorRegistry {
     BATCH.put(SplittableParDo.ProcessKeyedElements.class, new SplittableProcessTranslator());
   }
 
+  private static final Map<Class<?>, TransformTranslator<?>> STREAMING = new HashMap<>();
+
+  static {
+    // Bounded sources are read whole in the first epoch; stateless steps run per epoch as in
+    // batch; groupings keep state across epochs; Combine.PerKey expands to GroupByKey and a ParDo.
+    STREAMING.put(Impulse.class, new BoundedSourceStreamingTranslator<>(new ImpulseTranslator()));
+    BoundedSourceStreamingTranslator<?> boundedRead = new BoundedSourceStreamingTranslator<>(new ReadBoundedTranslator());
+    STREAMING.put(Read.Bounded.class, boundedRead);
+    STREAMING.put(SplittableParDo.PrimitiveBoundedRead.class, boundedRead);
+    UnboundedReadTranslator<?> unboundedRead = new UnboundedReadTranslator<>();
+    STREAMING.put(Read.Unbounded.class, unboundedRead);
+    STREAMING.put(SplittableParDo.PrimitiveUnboundedRead.class, unboundedRead);
+    STREAMING.put(TestStream.class, new TestStreamTranslator<>());
+    STREAMING.put(ParDo.MultiOutput.class, new ParDoStreamingTranslator());
+    STREAMING.put(GroupByKey.class, new GroupByKeyStreamingTranslator());
+    for (Class<?> stateless :
+        List.of(
+            Flatten.PCollections.class,
+            Window.Assign.class,
+            Reshuffle.class,
+            Redistribute.RedistributeByKey.class,
+            Redistribute.RedistributeArbitrarily.class,
+            View.CreatePCollectionView.class,
+            SplittableParDo.ProcessKeyedElements.class)) {
+      STREAMING.put(stateless, BATCH.get(stateless));
+    }
+  }
+
   private TranslatorRegistry() {}
+
+  @SuppressWarnings("unchecked")
+  static @Nullable TransformTranslator<PTransform<?, ?>> streaming(PTransform<?, ?> transform) {
+    return (TransformTranslator<PTransform<?, ?>>) STREAMING.get(transform.getClass());
+  }
 
   @SuppressWarnings("unchecked")
   static @Nullable TransformTranslator<PTransform<?, ?>> batch(PTransform<?, ?> transform) {

@@ -71,7 +71,7 @@ class PipelineTranslatorTest implements java.io.Serializable {
     Pipeline p = TestSpark.pipeline();
     p.apply(Create.of(KV.of("a", 1))).apply("Sum", org.apache.beam.sdk.transforms.Sum.integersPerKey());
     Overrides.apply(p);
-    String plan = PipelineTranslator.check(p, TimePolicies.batchDefaults()).explain();
+    String plan = PipelineTranslator.check(p, TimePolicies.batchDefaults(), false).explain();
     assertThat(List.of(plan.split("\n")), hasItem("Sum -> CombinePerKeyTranslator"));
     assertThat(plan, containsString("Create.Values/Impulse -> ImpulseTranslator"));
   }

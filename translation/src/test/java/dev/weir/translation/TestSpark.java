@@ -79,7 +79,7 @@ public final class TestSpark {
   /** Runs {@code pipeline} in batch under {@code policies}; returns the plan it ran. */
   public static PipelineTranslator run(Pipeline pipeline, TimePolicies policies) {
     Overrides.apply(pipeline);
-    PipelineTranslator plan = PipelineTranslator.check(pipeline, policies);
+    PipelineTranslator plan = PipelineTranslator.check(pipeline, policies, false);
     plan.execute(session(), pipeline.getOptions(), PipelineMetrics.register(session().sparkContext(), "test"));
     return plan;
   }

@@ -1,0 +1,160 @@
+package dev.weir.runner;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.greaterThan;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.weir.translation.streaming.OperatorWatermarks;
+import java.util.concurrent.TimeUnit;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.coders.VarIntCoder;
+import org.apache.beam.sdk.io.GenerateSequence;
+import org.apache.beam.sdk.io.Read;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.MetricNameFilter;
+import org.apache.beam.sdk.metrics.MetricQueryResults;
+import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.metrics.MetricsFilter;
+import org.apache.beam.sdk.state.StateSpec;
+import org.apache.beam.sdk.state.StateSpecs;
+import org.apache.beam.sdk.state.ValueState;
+import org.apache.beam.sdk.testing.PAssert;
+import org.apache.beam.sdk.testing.TestStream;
+import org.apache.beam.sdk.transforms.Combine;
+import org.apache.beam.sdk.transforms.Count;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.Max;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.Reify;
+import org.apache.beam.sdk.transforms.Sum;
+import org.apache.beam.sdk.transforms.WithKeys;
+import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
+import org.apache.beam.sdk.transforms.windowing.TimestampCombiner;
+import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.TimestampedValue;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+import org.junit.jupiter.api.Test;
+
+/** Streaming pipelines on WeirRunner, end to end. */
+class StreamingTest {
+
+  private static Instant sec(long s) {
+    return new Instant(s * 1000);
+  }
+
+  /**
+   * Two aggregations in a row. The first window's max (6, timestamp 1 s: the earliest) is emitted
+   * when the watermark reaches 3 s; with one global watermark the next aggregation would see it
+   * late and drop it, leaving 5. With a watermark per operator it is on time downstream.
+   */
+  @Test
+  void aSecondAggregationKeepsTheFirstOnesResult() {
+    Pipeline p = Pipelines.create();
+    TestStream<Integer> events =
+        TestStream.create(VarIntCoder.of())
+            .addElements(TimestampedValue.of(6, sec(1)), TimestampedValue.of(4, sec(2)), TimestampedValue.of(5, sec(3)))
+            .advanceWatermarkTo(sec(3))
+            .advanceWatermarkToInfinity();
+    PCollection<Integer> max =
+        p.apply(events)
+            .apply(
+                "Windows of 3 s",
+                Window.<Integer>into(FixedWindows.of(Duration.standardSeconds(3)))
+                    .withTimestampCombiner(TimestampCombiner.EARLIEST))
+            .apply("Max", Max.integersGlobally().withoutDefaults());
+    PAssert.that(max.apply("Timestamps", Reify.timestamps()))
+        .containsInAnyOrder(TimestampedValue.of(6, sec(1)), TimestampedValue.of(5, sec(3)));
+    PCollection<Integer> sum =
+        max.apply("Windows of 10 s", Window.into(FixedWindows.of(Duration.standardSeconds(10))))
+            .apply("Sum", Sum.integersGlobally().withoutDefaults());
+    PAssert.that(sum).inWindow(new IntervalWindow(sec(0), sec(10))).containsInAnyOrder(11);
+    WeirPipelineResult result = (WeirPipelineResult) p.run();
+    assertThat(result.waitUntilFinish(), equalTo(PipelineResult.State.DONE));
+    for (OperatorWatermarks w : result.watermarks().values()) {
+      assertThat(w.output(), equalTo(org.apache.beam.sdk.transforms.windowing.BoundedWindow.TIMESTAMP_MAX_VALUE));
+    }
+  }
+
+  @Test
+  void aBatchPipelineRunsInStreamingMode() {
+    Pipeline p = Pipelines.create("--runtimeMode=STREAMING");
+    PCollection<KV<String, Long>> counts = p.apply(Create.of("a", "b", "a", "c", "a")).apply(Count.perElement());
+    PAssert.that(counts).containsInAnyOrder(KV.of("a", 3L), KV.of("b", 1L), KV.of("c", 1L));
+    assertThat(p.run().waitUntilFinish(), equalTo(PipelineResult.State.DONE));
+  }
+
+  @Test
+  void anUnboundedReadFinishesWhenItsWatermarkReachesTheEnd() {
+    // 3 splits of 0..29, at most 4 records per split and epoch: several epochs.
+    Pipeline p = Pipelines.create("--epochMaxRecords=4");
+    PCollection<Long> perWindow =
+        p.apply(Read.from(new FiniteUnboundedSource(0, 30, 1)))
+            .apply(Window.into(FixedWindows.of(Duration.standardSeconds(10))))
+            .apply(Combine.globally(Count.<Long>combineFn()).withoutDefaults());
+    PAssert.that(perWindow).containsInAnyOrder(10L, 10L, 10L);
+    assertThat(p.run().waitUntilFinish(), equalTo(PipelineResult.State.DONE));
+  }
+
+  static final class CountFn extends DoFn<Long, Long> {
+    private final Counter seen = Metrics.counter(StreamingTest.class, "seen");
+
+    @ProcessElement
+    public void process(@Element Long x, OutputReceiver<Long> out) {
+      seen.inc();
+      out.output(x);
+    }
+  }
+
+  @Test
+  void cancelStopsAnEndlessPipelineAfterTheCurrentEpoch() throws Exception {
+    Pipeline p = Pipelines.create("--blockOnRun=false", "--epochMaxRecords=50");
+    p.apply(GenerateSequence.from(0)).apply(ParDo.of(new CountFn()));
+    PipelineResult result = p.run();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (seen(result) < 200 && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertThat(seen(result), greaterThan(199L));
+    assertThat(result.waitUntilFinish(Duration.millis(10)), equalTo(PipelineResult.State.RUNNING));
+    assertThat(result.cancel(), equalTo(PipelineResult.State.CANCELLED));
+    assertThat(result.waitUntilFinish(Duration.standardSeconds(60)), equalTo(PipelineResult.State.CANCELLED));
+  }
+
+  private static long seen(PipelineResult result) {
+    MetricQueryResults q =
+        result.metrics().queryMetrics(
+            MetricsFilter.builder().addNameFilter(MetricNameFilter.named(StreamingTest.class, "seen")).build());
+    long n = 0;
+    for (var c : q.getCounters()) {
+      n += c.getAttempted();
+    }
+    return n;
+  }
+
+  static final class Stateful extends DoFn<KV<String, Integer>, Integer> {
+    @StateId("last")
+    private final StateSpec<ValueState<Integer>> last = StateSpecs.value();
+
+    @ProcessElement
+    public void process(@Element KV<String, Integer> e, @StateId("last") ValueState<Integer> last) {
+      last.write(e.getValue());
+    }
+  }
+
+  @Test
+  void statefulDoFnsAreRefusedInStreamingBeforeAnyJob() {
+    Pipeline p = Pipelines.create("--runtimeMode=STREAMING");
+    p.apply(Create.of(1, 2)).apply(WithKeys.of("k")).apply("Remember", ParDo.of(new Stateful()));
+    UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, p::run);
+    assertThat(e.getMessage(), containsString("Remember"));
+    assertThat(e.getMessage(), containsString("streaming"));
+  }
+}

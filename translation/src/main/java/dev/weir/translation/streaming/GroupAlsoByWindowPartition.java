@@ -1,0 +1,194 @@
+package dev.weir.translation.streaming;
+
+import dev.weir.translation.StepFailure;
+import dev.weir.translation.TimePolicies;
+import java.io.Serializable;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.runners.core.LateDataUtils;
+import org.apache.beam.runners.core.NullSideInputReader;
+import org.apache.beam.runners.core.ReduceFnRunner;
+import org.apache.beam.runners.core.SystemReduceFn;
+import org.apache.beam.runners.core.TimerInternals.TimerData;
+import org.apache.beam.runners.core.construction.SerializablePipelineOptions;
+import org.apache.beam.runners.core.metrics.CounterCell;
+import org.apache.beam.runners.core.triggers.ExecutableTriggerStateMachine;
+import org.apache.beam.runners.core.triggers.TriggerStateMachines;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.metrics.MetricName;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.util.CoderUtils;
+import org.apache.beam.sdk.util.construction.TriggerTranslation;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.beam.sdk.values.WindowingStrategy;
+import org.apache.spark.api.java.function.Function2;
+import org.joda.time.Instant;
+import scala.Tuple2;
+
+/**
+ * One partition of a streaming {@code GroupByKey} in one epoch, run by Beam's {@link
+ * ReduceFnRunner} per key over state kept in the executor ({@link KeyedStateStore}): the epoch's
+ * elements first, at the previous input watermark (late data is dropped as Beam's allowed
+ * lateness says), then the new input watermark and the processing clock fire due timers, which
+ * emit panes as the trigger decides. The partition reports its earliest hold.
+ */
+final class GroupAlsoByWindowPartition
+    implements Function2<Integer, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>>, Iterator<byte[]>> {
+
+  /** Everything a partition needs, fixed for the epoch. */
+  static final class Spec implements Serializable {
+    String stepName;
+    String runId;
+    long epoch;
+    WindowingStrategy<?, BoundedWindow> strategy;
+    Coder<Object> keyCoder;
+    Coder<Object> valueCoder;
+    Coder<WindowedValue<Object>> elementCoder;
+    Coder<WindowedValue<KV<Object, Iterable<Object>>>> outputCoder;
+    SerializablePipelineOptions options;
+    TimePolicies policies;
+    Instant inputBefore;
+    Instant inputNow;
+    Instant processingTime;
+    PartitionReports<Long> holds;
+  }
+
+  private final Spec spec;
+
+  GroupAlsoByWindowPartition(Spec spec) {
+    this.spec = spec;
+  }
+
+  @Override
+  public Iterator<byte[]> call(Integer partition, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input) {
+    KeyedStateStore.Partition state = KeyedStateStore.open(spec.runId, spec.stepName, partition, spec.epoch);
+    List<WindowedValue<KV<Object, Iterable<Object>>>> out = new ArrayList<>();
+    try {
+      Map<ByteBuffer, List<WindowedValue<Object>>> byKey = new LinkedHashMap<>();
+      while (input.hasNext()) {
+        Tuple2<byte[], byte[]> element = input.next()._2();
+        byKey.computeIfAbsent(ByteBuffer.wrap(element._1()), k -> new ArrayList<>())
+            .add(CoderUtils.decodeFromByteArray(spec.elementCoder, element._2()));
+      }
+      ExecutableTriggerStateMachine trigger =
+          ExecutableTriggerStateMachine.create(
+              TriggerStateMachines.stateMachineForTrigger(TriggerTranslation.toProto(spec.strategy.getTrigger())));
+      CounterCell dropped = new CounterCell(MetricName.named(ReduceFnRunner.class, "droppedDueToLateness"));
+      for (Map.Entry<ByteBuffer, List<WindowedValue<Object>>> e : byKey.entrySet()) {
+        KeyedStateStore.KeyState key = state.keys.get(e.getKey());
+        if (key == null) {
+          key = new KeyedStateStore.KeyState(CoderUtils.decodeFromByteArray(spec.keyCoder, e.getKey().array()));
+          key.timers.advanceInputWatermark(spec.inputBefore);
+          state.keys.put(e.getKey(), key);
+        }
+        advanceClock(key, spec.processingTime);
+        ReduceFnRunner<Object, Object, Iterable<Object>, BoundedWindow> runner = runner(key, trigger, out);
+        runner.processElements(
+            LateDataUtils.dropExpiredWindows(key.state.getKey(), e.getValue(), key.timers, spec.strategy, dropped));
+        runner.persist();
+      }
+      long earliest = BoundedWindow.TIMESTAMP_MAX_VALUE.getMillis();
+      Iterator<KeyedStateStore.KeyState> keys = state.keys.values().iterator();
+      while (keys.hasNext()) {
+        KeyedStateStore.KeyState key = keys.next();
+        advance(key, trigger, out);
+        key.state.compact();
+        if (key.isEmpty()) {
+          keys.remove();
+          continue;
+        }
+        key.hold = key.state.earliestHold();
+        if (key.hold != null) {
+          earliest = Math.min(earliest, key.hold.getMillis());
+        }
+      }
+      byte[][] encoded = new byte[out.size()][];
+      for (int i = 0; i < encoded.length; i++) {
+        encoded[i] = CoderUtils.encodeToByteArray(spec.outputCoder, out.get(i));
+      }
+      KeyedStateStore.commit(state, spec.epoch);
+      spec.holds.add(new Tuple2<>(partition, earliest));
+      return java.util.Arrays.asList(encoded).iterator();
+    } catch (Exception e) {
+      throw new StepFailure(spec.stepName, e);
+    }
+  }
+
+  private ReduceFnRunner<Object, Object, Iterable<Object>, BoundedWindow> runner(
+      KeyedStateStore.KeyState key,
+      ExecutableTriggerStateMachine trigger,
+      List<WindowedValue<KV<Object, Iterable<Object>>>> out) {
+    return new ReduceFnRunner<>(
+        key.state.getKey(),
+        spec.strategy,
+        trigger,
+        key.state,
+        key.timers,
+        out::add,
+        NullSideInputReader.empty(),
+        SystemReduceFn.buffering(spec.valueCoder),
+        spec.options.get());
+  }
+
+  /**
+   * Moves one key to the epoch's input watermark and processing time, firing what falls due,
+   * including timers that firing sets. At the end of input, pending processing-time timers fire
+   * once or are dropped, as {@code --processingTimeEndOfInput} says.
+   */
+  private void advance(
+      KeyedStateStore.KeyState key,
+      ExecutableTriggerStateMachine trigger,
+      List<WindowedValue<KV<Object, Iterable<Object>>>> out)
+      throws Exception {
+    boolean processingTime = spec.policies.processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW;
+    boolean endOfInput = !spec.inputNow.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE);
+    if (processingTime) {
+      advanceClock(
+          key,
+          endOfInput && spec.policies.processingTimeEndOfInput() == TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE
+              ? BoundedWindow.TIMESTAMP_MAX_VALUE
+              : spec.processingTime);
+    }
+    key.timers.advanceInputWatermark(spec.inputNow);
+    ReduceFnRunner<Object, Object, Iterable<Object>, BoundedWindow> runner = null;
+    while (true) {
+      List<TimerData> due = new ArrayList<>();
+      for (TimerData t = key.timers.removeNextEventTimer(); t != null; t = key.timers.removeNextEventTimer()) {
+        due.add(t);
+      }
+      if (processingTime) {
+        for (TimerData t = key.timers.removeNextProcessingTimer(); t != null; t = key.timers.removeNextProcessingTimer()) {
+          due.add(t);
+        }
+        for (TimerData t = key.timers.removeNextSynchronizedProcessingTimer();
+            t != null;
+            t = key.timers.removeNextSynchronizedProcessingTimer()) {
+          due.add(t);
+        }
+      }
+      if (due.isEmpty()) {
+        break;
+      }
+      if (runner == null) {
+        runner = runner(key, trigger, out);
+      }
+      runner.onTimers(due);
+      runner.persist();
+    }
+  }
+
+  /** Processing time never goes back, also after the end of input moved it to the end of time. */
+  private static void advanceClock(KeyedStateStore.KeyState key, Instant clock) throws Exception {
+    if (clock.isAfter(key.timers.currentProcessingTime())) {
+      key.timers.advanceProcessingTime(clock);
+    }
+    if (clock.isAfter(key.timers.currentSynchronizedProcessingTime())) {
+      key.timers.advanceSynchronizedProcessingTime(clock);
+    }
+  }
+}

@@ -1,0 +1,237 @@
+package dev.weir.translation.streaming;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Supplier;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.spark.api.java.JavaRDD;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+
+/**
+ * The driver's side of one streaming run: the epoch counter, the processing clock, every step's
+ * watermarks, and what each step keeps between epochs (a source's position, for instance).
+ *
+ * <p>Watermarks follow Beam's model, per step: the input watermark of a step is the minimum
+ * output watermark of the steps producing its main inputs; a step's output watermark is its
+ * input watermark unless it reports an earlier one (a grouping's holds) or its own (a source).
+ * Steps run in topological order within an epoch, so a step sees the watermarks its producers
+ * reached in the same epoch. It receives the epoch's elements at its previous input watermark
+ * ({@link #inputWatermarkBefore}) and only then advances to the new one ({@link
+ * #inputWatermark}): an element emitted upstream in this epoch is never late merely because the
+ * watermark that follows it arrived in the same epoch. No watermark ever goes back.
+ */
+public final class StreamingRun {
+  private final String runId = UUID.randomUUID().toString();
+  private final StreamingSettings settings;
+  private final int keyedPartitions;
+  private final Map<String, List<String>> producers;
+  private final Map<String, OperatorWatermarks> watermarks = new LinkedHashMap<>();
+  private final Map<String, Object> progress = new HashMap<>();
+  private final List<Runnable> atEpochEnd = new ArrayList<>();
+  private final List<JavaRDD<?>> cached = new ArrayList<>();
+  private final boolean testClock;
+  private long epoch;
+  private Instant clock;
+  private boolean active;
+  private @Nullable String step;
+  private Instant inputBefore = BoundedWindow.TIMESTAMP_MIN_VALUE;
+  private Instant inputNow = BoundedWindow.TIMESTAMP_MIN_VALUE;
+  private @Nullable Instant reported;
+
+  /**
+   * @param producers for each step in topological order, the steps producing its main inputs
+   * @param testClock whether a TestStream drives processing time (from the start of time on)
+   */
+  public StreamingRun(StreamingSettings settings, int keyedPartitions, Map<String, List<String>> producers, boolean testClock) {
+    this.settings = settings;
+    this.keyedPartitions = keyedPartitions;
+    this.producers = producers;
+    this.testClock = testClock;
+    this.clock = testClock ? BoundedWindow.TIMESTAMP_MIN_VALUE : Instant.now();
+    for (String name : producers.keySet()) {
+      watermarks.put(
+          name, new OperatorWatermarks(BoundedWindow.TIMESTAMP_MIN_VALUE, BoundedWindow.TIMESTAMP_MIN_VALUE));
+    }
+  }
+
+  public String runId() {
+    return runId;
+  }
+
+  public StreamingSettings settings() {
+    return settings;
+  }
+
+  /** The number of partitions keyed state is spread over; fixed for the run. */
+  public int keyedPartitions() {
+    return keyedPartitions;
+  }
+
+  /** The current epoch, from 1. */
+  public long epoch() {
+    return epoch;
+  }
+
+  /** The processing time of this epoch. */
+  public Instant processingTime() {
+    return clock;
+  }
+
+  /** Moves a TestStream's processing clock on. */
+  public void advanceTestClock(Duration by) {
+    clock = clock.plus(by);
+  }
+
+  /** The current step's input watermark when the epoch began. */
+  public Instant inputWatermarkBefore() {
+    return inputBefore;
+  }
+
+  /** The current step's input watermark now that its producers have run in this epoch. */
+  public Instant inputWatermark() {
+    return inputNow;
+  }
+
+  /** The current step's output watermark when the epoch began. */
+  public Instant outputWatermarkBefore() {
+    return watermarks.get(step).output();
+  }
+
+  /**
+   * Sets the current step's output watermark for this epoch: a source's own, or a step's holds
+   * already combined with its input watermark. It never goes back.
+   */
+  public void reportOutputWatermark(Instant watermark) {
+    reported = watermark;
+  }
+
+  /** Says that this epoch did something (read data, emitted output), so the next starts at once. */
+  public void noteActivity() {
+    active = true;
+  }
+
+  /** What the current step keeps between epochs, made by {@code initial} the first time. */
+  @SuppressWarnings("unchecked")
+  public <T> T progress(Supplier<T> initial) {
+    return (T) progress.computeIfAbsent(step, k -> initial.get());
+  }
+
+  /** What step {@code stepName} keeps between epochs, made by {@code initial} the first time. */
+  @SuppressWarnings("unchecked")
+  public <T> T progressOf(String stepName, Supplier<T> initial) {
+    return (T) progress.computeIfAbsent(stepName, k -> initial.get());
+  }
+
+  /** Runs {@code action} once this epoch's jobs have all run. */
+  public void atEpochEnd(Runnable action) {
+    atEpochEnd.add(action);
+  }
+
+  /** Unpersists {@code rdd} once this epoch's jobs have all run. */
+  public void unpersistAtEpochEnd(JavaRDD<?> rdd) {
+    cached.add(rdd);
+  }
+
+  /** Every step's watermarks after the last epoch, in topological order. */
+  public Map<String, OperatorWatermarks> watermarks() {
+    return Collections.unmodifiableMap(new LinkedHashMap<>(watermarks));
+  }
+
+
+  // The epoch loop (PipelineTranslator) drives the run through the methods below.
+
+  public void beginEpoch() {
+    epoch++;
+    active = false;
+    if (!testClock) {
+      Instant now = Instant.now();
+      if (now.isAfter(clock)) {
+        clock = now;
+      }
+    }
+  }
+
+  /** Makes {@code name} the current step; its producers have run in this epoch already. */
+  public void beginStep(String name) {
+    step = name;
+    reported = null;
+    inputBefore = watermarks.get(name).input();
+    Instant in = BoundedWindow.TIMESTAMP_MAX_VALUE;
+    for (String producer : producers.get(name)) {
+      Instant out = watermarks.get(producer).output();
+      if (out.isBefore(in)) {
+        in = out;
+      }
+    }
+    inputNow = max(inputBefore, in);
+  }
+
+  /** Records the current step's watermarks; true if either moved. */
+  public boolean endStep() {
+    OperatorWatermarks before = watermarks.get(step);
+    Instant out = max(before.output(), reported != null ? reported : inputNow);
+    OperatorWatermarks after = new OperatorWatermarks(inputNow, out);
+    watermarks.put(step, after);
+    step = null;
+    return !after.equals(before);
+  }
+
+  public void endEpoch() {
+    for (Runnable action : atEpochEnd) {
+      action.run();
+    }
+    atEpochEnd.clear();
+    for (JavaRDD<?> rdd : cached) {
+      rdd.unpersist(false);
+    }
+    cached.clear();
+  }
+
+  public boolean active() {
+    return active;
+  }
+
+  /**
+   * The steps whose output watermark is held before the end of time although every source's has
+   * reached it: empty unless something holds a watermark it should not.
+   */
+  public List<String> heldAfterEndOfInput() {
+    List<String> held = new ArrayList<>();
+    for (Map.Entry<String, OperatorWatermarks> w : watermarks.entrySet()) {
+      boolean source = producers.get(w.getKey()).isEmpty();
+      if (w.getValue().output().isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE)) {
+        if (source) {
+          return List.of();
+        }
+        held.add(w.getKey() + " (" + w.getValue() + ")");
+      }
+    }
+    return held;
+  }
+
+  /** Forgets this run's keyed state held in this JVM. */
+  public void close() {
+    KeyedStateStore.dropRun(runId);
+  }
+
+  /** Whether every step's output watermark reached the end of time. */
+  public boolean finished() {
+    for (OperatorWatermarks w : watermarks.values()) {
+      if (w.output().isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static Instant max(Instant a, Instant b) {
+    return a.isAfter(b) ? a : b;
+  }
+}

@@ -1,0 +1,70 @@
+package dev.weir.translation.streaming;
+
+import dev.weir.translation.TransformTranslator;
+import dev.weir.translation.TranslationContext;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.beam.sdk.testing.TestStream;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
+import org.apache.beam.sdk.transforms.windowing.PaneInfo;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.TimestampedValue;
+import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.beam.sdk.values.WindowedValues;
+import org.joda.time.Instant;
+
+/**
+ * {@code TestStream}: one event per epoch. Elements are this epoch's output (in the global
+ * window), a watermark event sets the step's output watermark, a processing-time event moves the
+ * run's processing clock (which, in a pipeline with a TestStream, starts at the start of time and
+ * moves only so). After the last event the watermark goes to the end of time.
+ */
+public final class TestStreamTranslator<T> implements TransformTranslator<TestStream<T>>, EpochStartListener<TestStream<T>> {
+
+  /** Where a TestStream is, between epochs. */
+  private static final class Position {
+    int next;
+    Instant watermark = BoundedWindow.TIMESTAMP_MIN_VALUE;
+    List<TimestampedValue<?>> elements = new ArrayList<>();
+  }
+
+  @Override
+  public void onEpochStart(TestStream<T> transform, String stepName, StreamingRun run) {
+    Position p = run.progressOf(stepName, Position::new);
+    List<TestStream.Event<T>> events = transform.getEvents();
+    p.elements = new ArrayList<>();
+    if (p.next >= events.size()) {
+      p.watermark = BoundedWindow.TIMESTAMP_MAX_VALUE;
+      return;
+    }
+    TestStream.Event<T> event = events.get(p.next++);
+    run.noteActivity();
+    if (event instanceof TestStream.ElementEvent) {
+      for (TimestampedValue<T> v : ((TestStream.ElementEvent<T>) event).getElements()) {
+        p.elements.add(v);
+      }
+    } else if (event instanceof TestStream.WatermarkEvent) {
+      p.watermark = ((TestStream.WatermarkEvent<T>) event).getWatermark();
+    } else if (event instanceof TestStream.ProcessingTimeEvent) {
+      run.advanceTestClock(((TestStream.ProcessingTimeEvent<T>) event).getProcessingTimeAdvance());
+    } else {
+      throw new IllegalArgumentException("Step '" + stepName + "': unknown TestStream event " + event);
+    }
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public void translate(TestStream<T> transform, TranslationContext context) {
+    StreamingRun run = context.streaming();
+    Position p = run.progressOf(context.stepName(), Position::new);
+    PCollection<T> out = context.output();
+    List<WindowedValue<T>> elements = new ArrayList<>();
+    for (TimestampedValue<?> v : p.elements) {
+      elements.add(
+          WindowedValues.of((T) v.getValue(), v.getTimestamp(), GlobalWindow.INSTANCE, PaneInfo.NO_FIRING));
+    }
+    context.putDataset(out, context.session().createDataset(elements, TranslationContext.encoder(out)));
+    run.reportOutputWatermark(p.watermark);
+  }
+}

@@ -1,0 +1,137 @@
+package dev.weir.translation.streaming;
+
+import dev.weir.translation.TransformTranslator;
+import dev.weir.translation.TranslationContext;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.sdk.io.Read;
+import org.apache.beam.sdk.io.UnboundedSource;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.util.CoderUtils;
+import org.apache.beam.sdk.util.construction.SplittableParDo;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.WindowedValues;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.storage.StorageLevel;
+import org.joda.time.Instant;
+import scala.Tuple2;
+
+/**
+ * An unbounded read ({@code Read.Unbounded}, or the primitive Beam converts its splittable form
+ * back to). The source is split once, on the driver, into about one split per core; every epoch
+ * each split is a Spark task that resumes from its last checkpoint mark, reads a bounded slice
+ * ({@link UnboundedSplitReader}) and reports its new mark and watermark. The source's watermark
+ * is the minimum over its splits; a split whose watermark reaches the end of time is done.
+ * Marks are finalized once the epoch's jobs have run.
+ */
+public final class UnboundedReadTranslator<T> implements TransformTranslator<PTransform<?, ?>> {
+
+  /** The splits of a source and where each one is. */
+  private static final class Splits {
+    List<UnboundedSource<Object, ?>> sources;
+    byte[][] marks;
+    Instant[] watermarks;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static UnboundedSource<Object, ?> source(PTransform<?, ?> transform) {
+    if (transform instanceof SplittableParDo.PrimitiveUnboundedRead) {
+      return (UnboundedSource<Object, ?>) ((SplittableParDo.PrimitiveUnboundedRead<?>) transform).getSource();
+    }
+    return (UnboundedSource<Object, ?>) ((Read.Unbounded<?>) transform).getSource();
+  }
+
+  @Override
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public void translate(PTransform<?, ?> transform, TranslationContext context) {
+    StreamingRun run = context.streaming();
+    PCollection<Object> out = context.output();
+    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(context.session().sparkContext());
+    Splits splits = run.progress(Splits::new);
+    if (splits.sources == null) {
+      try {
+        splits.sources =
+            (List) source(transform).split(jsc.defaultParallelism(), context.options().get());
+      } catch (Exception e) {
+        throw new IllegalStateException("Step '" + context.stepName() + "': could not split its source", e);
+      }
+      if (splits.sources.isEmpty()) {
+        splits.sources = List.of(source(transform));
+      }
+      splits.marks = new byte[splits.sources.size()][];
+      splits.watermarks = new Instant[splits.sources.size()];
+      java.util.Arrays.fill(splits.watermarks, BoundedWindow.TIMESTAMP_MIN_VALUE);
+    }
+
+    List<UnboundedSplitReader.Slice> slices = new ArrayList<>();
+    for (int i = 0; i < splits.sources.size(); i++) {
+      if (splits.watermarks[i].isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE)) {
+        slices.add(new UnboundedSplitReader.Slice(i, splits.sources.get(i), splits.marks[i]));
+      }
+    }
+    PartitionReports<UnboundedSplitReader.Report> reports = new PartitionReports<>();
+    context.session().sparkContext().register(reports, context.stepName() + " splits");
+    JavaRDD<byte[]> read =
+        jsc.parallelize(slices, Math.max(1, slices.size()))
+            .mapPartitions(
+                new UnboundedSplitReader(
+                    context.stepName(),
+                    context.options(),
+                    run.settings(),
+                    (org.apache.beam.sdk.coders.Coder) WindowedValues.getFullCoder(
+                        out.getCoder(), TranslationContext.windowCoder(out)),
+                    reports));
+    read.persist(StorageLevel.MEMORY_AND_DISK());
+    run.unpersistAtEpochEnd(read);
+    context.session().sparkContext().setJobDescription(context.stepName());
+    if (read.count() > 0) {
+      run.noteActivity();
+    }
+
+    Instant watermark = BoundedWindow.TIMESTAMP_MAX_VALUE;
+    List<Tuple2<UnboundedSource<Object, ?>, byte[]>> toFinalize = new ArrayList<>();
+    for (Map.Entry<Integer, UnboundedSplitReader.Report> r : reports.value().entrySet()) {
+      int split = r.getKey();
+      splits.marks[split] = r.getValue().mark();
+      Instant wm = new Instant(r.getValue().watermarkMillis());
+      if (wm.isAfter(splits.watermarks[split])) {
+        splits.watermarks[split] = wm;
+      }
+      toFinalize.add(new Tuple2<>(splits.sources.get(split), r.getValue().mark()));
+    }
+    for (Instant wm : splits.watermarks) {
+      if (wm.isBefore(watermark)) {
+        watermark = wm;
+      }
+    }
+    run.reportOutputWatermark(watermark);
+    run.atEpochEnd(() -> finalizeMarks(context.stepName(), toFinalize));
+    context.putDataset(
+        out,
+        context
+            .session()
+            .createDataset(
+                read.map(new GroupByKeyStreamingTranslator.Decode<>(
+                        (org.apache.beam.sdk.coders.Coder) WindowedValues.getFullCoder(
+                            out.getCoder(), TranslationContext.windowCoder(out))))
+                    .rdd(),
+                TranslationContext.encoder(out)));
+  }
+
+  private static void finalizeMarks(String stepName, List<Tuple2<UnboundedSource<Object, ?>, byte[]>> marks) {
+    for (Tuple2<UnboundedSource<Object, ?>, byte[]> m : marks) {
+      if (m._2() == null) {
+        continue;
+      }
+      try {
+        UnboundedSource.CheckpointMark mark = CoderUtils.decodeFromByteArray(m._1().getCheckpointMarkCoder(), m._2());
+        mark.finalizeCheckpoint();
+      } catch (Exception e) {
+        throw new IllegalStateException("Step '" + stepName + "': finalizing a checkpoint mark failed", e);
+      }
+    }
+  }
+}
