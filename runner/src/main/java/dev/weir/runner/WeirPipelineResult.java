@@ -8,6 +8,7 @@ import dev.weir.translation.streaming.OperatorWatermarks;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -44,6 +45,7 @@ final class WeirPipelineResult implements PipelineResult {
   private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
   private final AtomicBoolean stopRequested = new AtomicBoolean();
   private final AtomicReference<Map<String, OperatorWatermarks>> watermarks = new AtomicReference<>(Map.of());
+  private final AtomicLong epochs = new AtomicLong();
   private final CompletableFuture<Void> done = new CompletableFuture<>();
   private final Thread driver;
 
@@ -83,7 +85,13 @@ final class WeirPipelineResult implements PipelineResult {
             () -> {
               Throwable failure = null;
               try {
-                pipeline.run(jobGroup, stopRequested::get, (epoch, wm) -> watermarks.set(wm));
+                pipeline.run(
+                    jobGroup,
+                    stopRequested::get,
+                    (epoch, wm) -> {
+                      watermarks.set(wm);
+                      epochs.set(epoch);
+                    });
               } catch (Throwable t) {
                 failure = t;
               } finally {
@@ -131,6 +139,11 @@ final class WeirPipelineResult implements PipelineResult {
    */
   Map<String, OperatorWatermarks> watermarks() {
     return watermarks.get();
+  }
+
+  /** The epochs a streaming pipeline has completed; 0 in batch. */
+  long epochs() {
+    return epochs.get();
   }
 
   @Override

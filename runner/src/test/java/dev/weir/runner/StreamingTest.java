@@ -37,7 +37,9 @@ import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
 import org.apache.beam.sdk.transforms.windowing.TimestampCombiner;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.transforms.View;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.beam.sdk.values.TimestampedValue;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
@@ -88,6 +90,40 @@ class StreamingTest {
     Pipeline p = Pipelines.create("--runtimeMode=STREAMING");
     PCollection<KV<String, Long>> counts = p.apply(Create.of("a", "b", "a", "c", "a")).apply(Count.perElement());
     PAssert.that(counts).containsInAnyOrder(KV.of("a", 3L), KV.of("b", 1L), KV.of("c", 1L));
+    // Count.globally inserts its default through a side input.
+    PAssert.thatSingleton(counts.apply("Keys", Count.globally())).isEqualTo(3L);
+    assertThat(p.run().waitUntilFinish(), equalTo(PipelineResult.State.DONE));
+  }
+
+  static final class PlusSideInput extends DoFn<Integer, Integer> {
+    private final PCollectionView<Integer> side;
+
+    PlusSideInput(PCollectionView<Integer> side) {
+      this.side = side;
+    }
+
+    @ProcessElement
+    public void process(ProcessContext c) {
+      c.output(c.element() * 100 + c.sideInput(side));
+    }
+  }
+
+  /** Each element waits until the side input of its window is complete, then reads all of it. */
+  @Test
+  void aWindowedSideInputIsReadWhenItsWindowIsComplete() {
+    Pipeline p = Pipelines.create();
+    TestStream<Integer> events =
+        TestStream.create(VarIntCoder.of())
+            .addElements(TimestampedValue.of(1, sec(1)), TimestampedValue.of(3, sec(2)))
+            .advanceWatermarkTo(sec(5))
+            .addElements(TimestampedValue.of(10, sec(12)))
+            .advanceWatermarkToInfinity();
+    PCollection<Integer> windowed =
+        p.apply(events).apply(Window.into(FixedWindows.of(Duration.standardSeconds(10))));
+    PCollectionView<Integer> max =
+        windowed.apply("Max", Max.integersGlobally().withoutDefaults()).apply(View.asSingleton());
+    PCollection<Integer> out = windowed.apply("Plus max", ParDo.of(new PlusSideInput(max)).withSideInputs(max));
+    PAssert.that(out).containsInAnyOrder(103, 303, 1010);
     assertThat(p.run().waitUntilFinish(), equalTo(PipelineResult.State.DONE));
   }
 

@@ -228,7 +228,7 @@ public final class PipelineTranslator {
     }
     SparkContext sc = session.sparkContext();
     SerializablePipelineOptions serializableOptions = new SerializablePipelineOptions(options);
-    StreamingRun run = new StreamingRun(settings, sc.defaultParallelism(), producers, testClock);
+    StreamingRun run = new StreamingRun(settings, sc.defaultParallelism(), producers, producerOf, testClock);
     try {
       while (!stopRequested.getAsBoolean()) {
         run.beginEpoch();

@@ -46,10 +46,21 @@ public final class SideInputData implements Serializable {
     this.elements = elements;
   }
 
-  @SuppressWarnings({"unchecked", "rawtypes"})
   static SideInputData collect(TranslationContext ctx, PCollectionView<?> view, PCollection<?> pc) {
-    Coder<WindowedValue<Object>> coder =
-        (Coder) WindowedValues.getFullCoder(pc.getCoder(), TranslationContext.windowCoder(pc));
+    return of(ctx, view, pc, encodedElements(ctx, view, pc));
+  }
+
+  /** The elements of {@code pc} in this Dataset, Beam-encoded with their windows, on the driver. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public static List<byte[]> encodedElements(TranslationContext ctx, PCollectionView<?> view, PCollection<?> pc) {
+    Dataset<WindowedValue<Object>> ds = ctx.dataset((PCollection<Object>) pc);
+    ctx.session().sparkContext().setJobDescription("side input " + view.getTagInternal().getId());
+    return ds.map(new EncodeElement(elementCoder(pc)), Encoders.BINARY()).collectAsList();
+  }
+
+  /** A side input of {@code view} holding {@code bytes}, as {@link #encodedElements} makes them. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public static SideInputData of(TranslationContext ctx, PCollectionView<?> view, PCollection<?> pc, List<byte[]> bytes) {
     String urn = view.getViewFn().getMaterialization().getUrn();
     Coder<?> keyCoder = null;
     if (Materializations.MULTIMAP_MATERIALIZATION_URN.equals(urn)) {
@@ -58,12 +69,14 @@ public final class SideInputData implements Serializable {
       throw new UnsupportedOperationException(
           "Side input " + view + " uses materialization " + urn + ", which WeirRunner does not know");
     }
-    Dataset<WindowedValue<Object>> ds = ctx.dataset((PCollection<Object>) pc);
-    ctx.session().sparkContext().setJobDescription("side input " + view.getTagInternal().getId());
-    List<byte[]> bytes = ds.map(new EncodeElement(coder), Encoders.BINARY()).collectAsList();
     Broadcast<List<byte[]>> broadcast =
         JavaSparkContext.fromSparkContext(ctx.session().sparkContext()).broadcast(new ArrayList<>(bytes));
-    return new SideInputData(view.getTagInternal().getId(), urn, keyCoder, coder, broadcast);
+    return new SideInputData(view.getTagInternal().getId(), urn, keyCoder, elementCoder(pc), broadcast);
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static Coder<WindowedValue<Object>> elementCoder(PCollection<?> pc) {
+    return (Coder) WindowedValues.getFullCoder(pc.getCoder(), TranslationContext.windowCoder(pc));
   }
 
   String tagId() {

@@ -42,6 +42,7 @@ public final class TranslationContext {
   private final Map<String, Dataset<?>> leaves = new LinkedHashMap<>();
   private final List<Dataset<?>> persisted = new ArrayList<>();
   private AppliedPTransform<?, ?, ?> current;
+  private final Map<PCollection<?>, Dataset<?>> inputOverrides = new HashMap<>();
 
   TranslationContext(
       SparkSession session,
@@ -85,6 +86,7 @@ public final class TranslationContext {
 
   void setCurrent(AppliedPTransform<?, ?, ?> transform) {
     this.current = transform;
+    inputOverrides.clear();
   }
 
   public AppliedPTransform<?, ?, ?> current() {
@@ -120,11 +122,19 @@ public final class TranslationContext {
 
   @SuppressWarnings("unchecked")
   public <T> Dataset<WindowedValue<T>> dataset(PCollection<T> pc) {
-    Dataset<?> ds = datasets.get(pc);
+    Dataset<?> ds = inputOverrides.containsKey(pc) ? inputOverrides.get(pc) : datasets.get(pc);
     if (ds == null) {
       throw new IllegalStateException("PCollection " + pc + " has not been translated yet");
     }
     return (Dataset<WindowedValue<T>>) ds;
+  }
+
+  /**
+   * Makes the current step read {@code ds} as {@code pc}, in place of {@code pc}'s Dataset: for a
+   * streaming step that first sets aside elements it cannot process yet.
+   */
+  public <T> void overrideInput(PCollection<T> pc, Dataset<WindowedValue<T>> ds) {
+    inputOverrides.put(pc, ds);
   }
 
   /** Registers the Dataset of {@code pc}; persists it when more than one transform reads it. */
@@ -170,19 +180,28 @@ public final class TranslationContext {
   }
 
   /**
-   * The contents of a side input, collected from its Dataset and broadcast on first use. This
-   * runs a Spark job, so it is called only in the translation pass, never in the check pass.
+   * The contents of a side input, collected from its Dataset and broadcast on first use (in
+   * streaming: everything it received in this epoch and the ones before). This runs a Spark job,
+   * so it is called only in the translation pass, never in the check pass.
    */
   public SideInputData sideInput(PCollectionView<?> view) {
     return sideInputs.computeIfAbsent(
         view.getTagInternal(),
         tag -> {
-          PCollection<?> pc = viewInputs.get(tag);
-          if (pc == null) {
-            throw new IllegalStateException("View " + view + " was never created in this pipeline");
-          }
-          return SideInputData.collect(this, view, pc);
+          PCollection<?> pc = viewInput(view);
+          return streaming == null
+              ? SideInputData.collect(this, view, pc)
+              : SideInputData.of(this, view, pc, streaming.sideInputContents(this, view, pc));
         });
+  }
+
+  /** The PCollection behind {@code view}. */
+  public PCollection<?> viewInput(PCollectionView<?> view) {
+    PCollection<?> pc = viewInputs.get(view.getTagInternal());
+    if (pc == null) {
+      throw new IllegalStateException("View " + view + " was never created in this pipeline");
+    }
+    return pc;
   }
 
   /** Datasets that no transform reads: evaluating them runs the whole pipeline. */

@@ -3,15 +3,36 @@ package dev.weir.translation.streaming;
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
 import dev.weir.translation.batch.ParDoTranslator;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.reflect.DoFnSignatures;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.WindowMappingFn;
+import org.apache.beam.sdk.util.CoderUtils;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionView;
+import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.beam.sdk.values.WindowedValues;
+import org.apache.spark.api.java.function.FilterFunction;
+import org.apache.spark.api.java.function.FlatMapFunction;
+import org.apache.spark.api.java.function.MapFunction;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.storage.StorageLevel;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Instant;
 
 /**
- * {@code ParDo} in streaming: a stateless DoFn runs on each epoch's elements as in batch. State
- * and timers across epochs, and side inputs that fill over time, are not supported in streaming
- * yet, and are refused before the pipeline starts.
+ * {@code ParDo} in streaming: a stateless DoFn runs on each epoch's elements as in batch. With
+ * side inputs, an element is processed once every side input is complete for its window (the
+ * side input's watermark has passed the end of the window it maps to), and reads everything the
+ * side input received up to then. Until that, the element waits on the driver and holds the
+ * step's output watermark at its timestamp. State and timers across epochs are not supported in
+ * streaming yet, and are refused before the pipeline starts.
  */
 public final class ParDoStreamingTranslator implements TransformTranslator<ParDo.MultiOutput<?, ?>> {
   private final ParDoTranslator batch = new ParDoTranslator();
@@ -23,15 +44,118 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
       return "its DoFn " + fn.getClass().getName() + " uses state or timers, which WeirRunner does not "
           + "support in streaming mode yet (it does in batch: --runtimeMode=BATCH for bounded input)";
     }
-    if (!transform.getSideInputs().isEmpty()) {
-      return "it reads side inputs " + transform.getSideInputs().keySet() + ", which WeirRunner does not "
-          + "support in streaming mode yet (it does in batch: --runtimeMode=BATCH for bounded input)";
-    }
     return batch.whyNot(transform, context);
   }
 
+  /** Elements waiting for side inputs, Beam-encoded, one window each. */
+  private static final class Waiting {
+    final List<byte[]> elements = new ArrayList<>();
+  }
+
   @Override
+  @SuppressWarnings({"unchecked", "rawtypes"})
   public void translate(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
+    if (transform.getSideInputs().isEmpty()) {
+      batch.translate(transform, context);
+      return;
+    }
+    StreamingRun run = context.streaming();
+    PCollection<Object> input = context.input();
+    Coder<WindowedValue<Object>> coder =
+        (Coder) WindowedValues.getFullCoder(input.getCoder(), TranslationContext.windowCoder(input));
+    Waiting waiting = run.progress(Waiting::new);
+    Dataset<WindowedValue<Object>> in = context.dataset(input);
+    if (!waiting.elements.isEmpty()) {
+      List<WindowedValue<Object>> earlier = new ArrayList<>();
+      for (byte[] b : waiting.elements) {
+        earlier.add(decode(coder, b));
+      }
+      waiting.elements.clear();
+      in = in.union(context.session().createDataset(earlier, TranslationContext.encoder(input)));
+    }
+    List<WindowMappingFn<?>> mappings = new ArrayList<>();
+    List<Long> watermarks = new ArrayList<>();
+    boolean complete = true;
+    for (PCollectionView<?> view : transform.getSideInputs().values()) {
+      Instant wm = run.watermarkOf(context.viewInput(view));
+      complete &= !wm.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE);
+      mappings.add(view.getWindowMappingFn());
+      watermarks.add(wm.getMillis());
+    }
+    if (!complete) {
+      Dataset<WindowedValue<Object>> exploded =
+          in.flatMap(new ExplodeWindows(), TranslationContext.encoder(input)).persist(StorageLevel.MEMORY_AND_DISK());
+      SideInputsReady ready = new SideInputsReady(mappings, watermarks);
+      context.session().sparkContext().setJobDescription(context.stepName() + " (waiting for side inputs)");
+      List<byte[]> notReady =
+          exploded.filter((FilterFunction<WindowedValue<Object>>) e -> !ready.call(e))
+              .map(new Encode(coder), Encoders.BINARY())
+              .collectAsList();
+      Instant hold = run.inputWatermark();
+      for (byte[] b : notReady) {
+        Instant t = decode(coder, b).getTimestamp();
+        if (t.isBefore(hold)) {
+          hold = t;
+        }
+      }
+      waiting.elements.addAll(notReady);
+      run.reportOutputWatermark(hold);
+      in = exploded.filter(ready);
+      Dataset<WindowedValue<Object>> cached = exploded;
+      run.atEpochEnd(() -> cached.unpersist(false));
+    }
+    context.overrideInput(input, in);
     batch.translate(transform, context);
+  }
+
+  private static WindowedValue<Object> decode(Coder<WindowedValue<Object>> coder, byte[] b) {
+    try {
+      return CoderUtils.decodeFromByteArray(coder, b);
+    } catch (Exception e) {
+      throw new IllegalStateException("Could not decode an element waiting for side inputs", e);
+    }
+  }
+
+  /** Whether every side input is complete for the element's (one) window. */
+  private static final class SideInputsReady implements FilterFunction<WindowedValue<Object>> {
+    private final List<WindowMappingFn<?>> mappings;
+    private final List<Long> watermarks;
+
+    SideInputsReady(List<WindowMappingFn<?>> mappings, List<Long> watermarks) {
+      this.mappings = mappings;
+      this.watermarks = watermarks;
+    }
+
+    @Override
+    public boolean call(WindowedValue<Object> element) {
+      BoundedWindow window = element.getWindows().iterator().next();
+      for (int i = 0; i < mappings.size(); i++) {
+        BoundedWindow side = mappings.get(i).getSideInputWindow(window);
+        if (watermarks.get(i) <= side.maxTimestamp().getMillis()) {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
+  private static final class ExplodeWindows implements FlatMapFunction<WindowedValue<Object>, WindowedValue<Object>> {
+    @Override
+    public Iterator<WindowedValue<Object>> call(WindowedValue<Object> e) {
+      return (Iterator) e.explodeWindows().iterator();
+    }
+  }
+
+  private static final class Encode implements MapFunction<WindowedValue<Object>, byte[]> {
+    private final Coder<WindowedValue<Object>> coder;
+
+    Encode(Coder<WindowedValue<Object>> coder) {
+      this.coder = coder;
+    }
+
+    @Override
+    public byte[] call(WindowedValue<Object> e) throws Exception {
+      return CoderUtils.encodeToByteArray(coder, e);
+    }
   }
 }

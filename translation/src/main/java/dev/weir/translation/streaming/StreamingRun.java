@@ -8,7 +8,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Supplier;
+import dev.weir.translation.SideInputData;
+import dev.weir.translation.TranslationContext;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.spark.api.java.JavaRDD;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
@@ -32,6 +36,8 @@ public final class StreamingRun {
   private final StreamingSettings settings;
   private final int keyedPartitions;
   private final Map<String, List<String>> producers;
+  private final Map<PCollection<?>, String> producerOf;
+  private final Map<String, SideInputContents> sideInputs = new HashMap<>();
   private final Map<String, OperatorWatermarks> watermarks = new LinkedHashMap<>();
   private final Map<String, Object> progress = new HashMap<>();
   private final List<Runnable> atEpochEnd = new ArrayList<>();
@@ -47,10 +53,17 @@ public final class StreamingRun {
 
   /**
    * @param producers for each step in topological order, the steps producing its main inputs
+   * @param producerOf the step producing each PCollection
    * @param testClock whether a TestStream drives processing time (from the start of time on)
    */
-  public StreamingRun(StreamingSettings settings, int keyedPartitions, Map<String, List<String>> producers, boolean testClock) {
+  public StreamingRun(
+      StreamingSettings settings,
+      int keyedPartitions,
+      Map<String, List<String>> producers,
+      Map<PCollection<?>, String> producerOf,
+      boolean testClock) {
     this.settings = settings;
+    this.producerOf = producerOf;
     this.keyedPartitions = keyedPartitions;
     this.producers = producers;
     this.testClock = testClock;
@@ -137,6 +150,26 @@ public final class StreamingRun {
   /** Unpersists {@code rdd} once this epoch's jobs have all run. */
   public void unpersistAtEpochEnd(JavaRDD<?> rdd) {
     cached.add(rdd);
+  }
+
+  /** The output watermark of the step producing {@code pc}, as it is now in this epoch. */
+  public Instant watermarkOf(PCollection<?> pc) {
+    return watermarks.get(producerOf.get(pc)).output();
+  }
+
+  /** Everything that side input {@code view} received so far, this epoch included (Beam-encoded). */
+  public List<byte[]> sideInputContents(TranslationContext context, PCollectionView<?> view, PCollection<?> pc) {
+    SideInputContents contents = sideInputs.computeIfAbsent(view.getTagInternal().getId(), k -> new SideInputContents());
+    if (contents.epoch < epoch) {
+      contents.elements.addAll(SideInputData.encodedElements(context, view, pc));
+      contents.epoch = epoch;
+    }
+    return contents.elements;
+  }
+
+  private static final class SideInputContents {
+    final List<byte[]> elements = new ArrayList<>();
+    long epoch;
   }
 
   /** Every step's watermarks after the last epoch, in topological order. */
