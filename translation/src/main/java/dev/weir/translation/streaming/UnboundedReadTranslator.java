@@ -2,6 +2,7 @@ package dev.weir.translation.streaming;
 
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
+import dev.weir.translation.metrics.BundleMetrics;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -53,8 +54,10 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
     Splits splits = run.progress(Splits::new);
     if (splits.sources == null) {
       try {
+        UnboundedSource<Object, ?> source = source(transform);
         splits.sources =
-            (List) source(transform).split(jsc.defaultParallelism(), context.options().get());
+            (List) BundleMetrics.onDriver(
+                context.metrics(), context.stepName(), () -> source.split(jsc.defaultParallelism(), context.options().get()));
       } catch (Exception e) {
         throw new IllegalStateException("Step '" + context.stepName() + "': could not split its source", e);
       }
@@ -78,6 +81,7 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
         jsc.parallelize(slices, Math.max(1, slices.size()))
             .mapPartitions(
                 new UnboundedSplitReader(
+                    context.metrics(),
                     context.stepName(),
                     context.options(),
                     run.settings(),

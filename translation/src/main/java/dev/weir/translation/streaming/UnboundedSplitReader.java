@@ -1,6 +1,9 @@
 package dev.weir.translation.streaming;
 
 import dev.weir.translation.StepFailure;
+import dev.weir.translation.metrics.BundleMetrics;
+import dev.weir.translation.metrics.PipelineMetrics;
+import java.io.Closeable;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -36,8 +39,10 @@ final class UnboundedSplitReader implements FlatMapFunction<Iterator<UnboundedSp
   private final StreamingSettings settings;
   private final Coder<WindowedValue<Object>> elementCoder;
   private final PartitionReports<Report> reports;
+  private final PipelineMetrics metrics;
 
   UnboundedSplitReader(
+      PipelineMetrics metrics,
       String stepName,
       SerializablePipelineOptions options,
       StreamingSettings settings,
@@ -48,14 +53,16 @@ final class UnboundedSplitReader implements FlatMapFunction<Iterator<UnboundedSp
     this.settings = settings;
     this.elementCoder = elementCoder;
     this.reports = reports;
+    this.metrics = metrics;
   }
 
   @Override
   public Iterator<byte[]> call(Iterator<Slice> slices) {
     List<byte[]> out = new ArrayList<>();
+    BundleMetrics bundleMetrics = BundleMetrics.start(metrics, stepName);
     while (slices.hasNext()) {
       Slice slice = slices.next();
-      try {
+      try (Closeable scope = bundleMetrics.enter()) {
         reports.add(new Tuple2<>(slice.split(), read(slice, out)));
       } catch (Exception e) {
         throw new StepFailure(stepName, e);
