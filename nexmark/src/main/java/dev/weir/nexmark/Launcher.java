@@ -73,7 +73,15 @@ public final class Launcher {
         NexmarkConfig config = config(options, query.number());
         System.out.printf(Locale.ROOT, "query %d %s on %s (%s, %,d events)...%n",
             query.number(), query.name(), runner, mode, config.numEvents);
-        RunRecord run = run(query, config, args, runner, mode, commit);
+        RunRecord run;
+        try {
+          run = run(query, config, args, runner, mode, commit);
+        } catch (UnsupportedOperationException e) {
+          // The runner refused the pipeline before running it: say so, record nothing.
+          System.out.printf(Locale.ROOT, "  not supported on %s: %s%n", runner, e.getMessage());
+          table.add(new String[] {String.valueOf(query.number()), query.name(), "-", "-", "-", "refused", "-"});
+          continue;
+        }
         Optional<RunRecord> baseline = history.baseline(runner, mode, query.number(), config.numEvents);
         history.append(run);
         allCorrect &= run.correct();

@@ -66,7 +66,8 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
     spec.inputNow = run.inputWatermark();
     spec.processingTime = run.processingTime();
     spec.holds = new PartitionReports<>();
-    context.session().sparkContext().register(spec.holds, context.stepName() + " holds");
+    // Unnamed: Spark's UI would render a named accumulator's map while tasks add to it.
+    context.session().sparkContext().register(spec.holds);
 
     int partitions = run.keyedPartitions();
     JavaRDD<byte[]> grouped =

@@ -76,7 +76,7 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
       }
     }
     PartitionReports<UnboundedSplitReader.Report> reports = new PartitionReports<>();
-    context.session().sparkContext().register(reports, context.stepName() + " splits");
+    context.session().sparkContext().register(reports);
     JavaRDD<byte[]> read =
         jsc.parallelize(slices, Math.max(1, slices.size()))
             .mapPartitions(
