@@ -3,13 +3,12 @@ package dev.weir.runner;
 import dev.weir.metrics.MetricsPusher;
 import dev.weir.translation.StepFailure;
 import dev.weir.translation.metrics.PipelineMetrics;
-import dev.weir.translation.PipelineTranslator;
+import dev.weir.translation.streaming.StreamingControl;
 import dev.weir.translation.streaming.OperatorWatermarks;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -34,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * epoch. {@link #waitUntilFinish(Duration)} returns the state at the deadline, as Beam's
  * DirectRunner does.
  */
-final class WeirPipelineResult implements PipelineResult {
+public final class WeirPipelineResult implements PipelineResult {
   private static final Logger LOG = LoggerFactory.getLogger(WeirPipelineResult.class);
   private static final AtomicInteger IDS = new AtomicInteger();
 
@@ -44,6 +43,7 @@ final class WeirPipelineResult implements PipelineResult {
   private final boolean streaming;
   private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
   private final AtomicBoolean stopRequested = new AtomicBoolean();
+  private final AtomicBoolean drainRequested = new AtomicBoolean();
   private final AtomicReference<Map<String, OperatorWatermarks>> watermarks = new AtomicReference<>(Map.of());
   private final AtomicLong epochs = new AtomicLong();
   private final CompletableFuture<Void> done = new CompletableFuture<>();
@@ -51,13 +51,12 @@ final class WeirPipelineResult implements PipelineResult {
 
   /** A streaming pipeline's body: runs epochs until it finishes (true) or is stopped (false). */
   interface StreamingBody {
-    boolean run(String jobGroup, BooleanSupplier stopRequested, PipelineTranslator.EpochListener listener)
-        throws Exception;
+    boolean run(String jobGroup, StreamingControl control) throws Exception;
   }
 
   static WeirPipelineResult batch(
       String name, SparkContext sparkContext, PipelineMetrics metrics, MetricsPusher pusher, Runnable pipeline) {
-    return new WeirPipelineResult(name, sparkContext, metrics, pusher, false, (group, stop, listener) -> {
+    return new WeirPipelineResult(name, sparkContext, metrics, pusher, false, (group, control) -> {
       sparkContext.setJobGroup(group, name, true);
       pipeline.run();
       return true;
@@ -87,10 +86,22 @@ final class WeirPipelineResult implements PipelineResult {
               try {
                 pipeline.run(
                     jobGroup,
-                    stopRequested::get,
-                    (epoch, wm) -> {
-                      watermarks.set(wm);
-                      epochs.set(epoch);
+                    new StreamingControl() {
+                      @Override
+                      public boolean stopRequested() {
+                        return stopRequested.get();
+                      }
+
+                      @Override
+                      public boolean drainRequested() {
+                        return drainRequested.get();
+                      }
+
+                      @Override
+                      public void afterEpoch(long epoch, Map<String, OperatorWatermarks> wm) {
+                        watermarks.set(wm);
+                        epochs.set(epoch);
+                      }
                     });
               } catch (Throwable t) {
                 failure = t;
@@ -134,15 +145,29 @@ final class WeirPipelineResult implements PipelineResult {
   }
 
   /**
+   * Drains a streaming pipeline: its sources read nothing more and move their watermarks to the
+   * end of time, so every open window fires and the pipeline finishes ({@code DONE}) once the
+   * watermarks get there. Use {@link #waitUntilFinish} to wait for that. Batch pipelines have
+   * nothing to drain: this is an {@link UnsupportedOperationException} there.
+   */
+  public State drain() {
+    if (!streaming) {
+      throw new UnsupportedOperationException("drain() applies to streaming pipelines; this one runs in batch");
+    }
+    drainRequested.set(true);
+    return state.get();
+  }
+
+  /**
    * Each step's input and output watermark after the last epoch of a streaming pipeline, in
    * topological order; empty in batch.
    */
-  Map<String, OperatorWatermarks> watermarks() {
+  public Map<String, OperatorWatermarks> watermarks() {
     return watermarks.get();
   }
 
   /** The epochs a streaming pipeline has completed; 0 in batch. */
-  long epochs() {
+  public long epochs() {
     return epochs.get();
   }
 

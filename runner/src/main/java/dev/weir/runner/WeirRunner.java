@@ -95,8 +95,7 @@ public final class WeirRunner extends PipelineRunner<PipelineResult> {
                 session.sparkContext(),
                 metrics,
                 pusher,
-                (jobGroup, stop, listener) ->
-                    plan.executeStreaming(session, options, metrics, settings, jobGroup, stop, listener))
+                (jobGroup, control) -> plan.executeStreaming(session, options, metrics, settings, jobGroup, control))
             : WeirPipelineResult.batch(
                 options.getJobName(),
                 session.sparkContext(),

@@ -164,13 +164,47 @@ class StreamingTest {
     assertThat(result.waitUntilFinish(Duration.standardSeconds(60)), equalTo(PipelineResult.State.CANCELLED));
   }
 
+  static final class TotalFn extends DoFn<Long, Long> {
+    private final Counter total = Metrics.counter(StreamingTest.class, "total");
+
+    @ProcessElement
+    public void process(@Element Long count) {
+      total.inc(count);
+    }
+  }
+
+  /** Drained, the source stops and the open window fires with everything read: then DONE. */
+  @Test
+  void drainFiresTheOpenWindowsAndFinishes() throws Exception {
+    Pipeline p = Pipelines.create("--blockOnRun=false", "--epochMaxRecords=50");
+    p.apply(GenerateSequence.from(0))
+        .apply(ParDo.of(new CountFn()))
+        .apply(Window.into(FixedWindows.of(Duration.standardDays(1))))
+        .apply(Combine.globally(Count.<Long>combineFn()).withoutDefaults())
+        .apply(ParDo.of(new TotalFn()));
+    WeirPipelineResult result = (WeirPipelineResult) p.run();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (seen(result) < 200 && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertThat(counter(result, "total"), equalTo(0L));
+    result.drain();
+    assertThat(result.waitUntilFinish(Duration.standardSeconds(60)), equalTo(PipelineResult.State.DONE));
+    assertThat(seen(result), greaterThan(199L));
+    assertThat(counter(result, "total"), equalTo(seen(result)));
+  }
+
   private static long seen(PipelineResult result) {
+    return counter(result, "seen");
+  }
+
+  private static long counter(PipelineResult result, String name) {
     MetricQueryResults q =
         result.metrics().queryMetrics(
-            MetricsFilter.builder().addNameFilter(MetricNameFilter.named(StreamingTest.class, "seen")).build());
+            MetricsFilter.builder().addNameFilter(MetricNameFilter.named(StreamingTest.class, name)).build());
     long n = 0;
     for (var c : q.getCounters()) {
-      n += c.getAttempted();
+      n += c.getCommitted();
     }
     return n;
   }

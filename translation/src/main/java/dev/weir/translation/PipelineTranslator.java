@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 import dev.weir.translation.streaming.EpochStartListener;
 import dev.weir.translation.streaming.OperatorWatermarks;
+import dev.weir.translation.streaming.StreamingControl;
 import dev.weir.translation.streaming.StreamingRun;
 import dev.weir.translation.streaming.StreamingSettings;
 import org.apache.beam.sdk.testing.TestStream;
@@ -180,14 +180,10 @@ public final class PipelineTranslator {
     }
   }
 
-  /** Called after each epoch of a streaming run, on the driver thread. */
-  public interface EpochListener {
-    void afterEpoch(long epoch, Map<String, OperatorWatermarks> watermarks);
-  }
-
   /**
    * Runs a streaming pipeline as epochs until every watermark reaches the end of time or {@code
-   * stopRequested} says so, checked between epochs. Each epoch: every TestStream takes its next
+   * control} asks it to stop, checked between epochs (a drain instead lets it finish without
+   * reading more). Each epoch: every TestStream takes its next
    * event; then the steps are translated in topological order against this epoch's data, each
    * after its producers, so it sees the watermarks they reached in this epoch; steps that keep
    * state run their Spark job right away, the leaves run at the end; then watermarks and
@@ -203,8 +199,7 @@ public final class PipelineTranslator {
       PipelineMetrics metrics,
       StreamingSettings settings,
       String jobGroup,
-      BooleanSupplier stopRequested,
-      EpochListener listener)
+      StreamingControl control)
       throws InterruptedException {
     if (!streaming) {
       throw new IllegalStateException("This plan was checked for batch");
@@ -230,8 +225,8 @@ public final class PipelineTranslator {
     SerializablePipelineOptions serializableOptions = new SerializablePipelineOptions(options);
     StreamingRun run = new StreamingRun(settings, sc.defaultParallelism(), producers, producerOf, testClock);
     try {
-      while (!stopRequested.getAsBoolean()) {
-        run.beginEpoch();
+      while (!control.stopRequested()) {
+        run.beginEpoch(control.drainRequested());
         sc.setJobGroup(jobGroup + "-epoch-" + run.epoch(), "epoch " + run.epoch(), false);
         for (Step step : steps) {
           if (step.translator instanceof EpochStartListener) {
@@ -262,7 +257,7 @@ public final class PipelineTranslator {
         if (LOG.isDebugEnabled()) {
           LOG.debug("Epoch {} watermarks: {}", run.epoch(), watermarks);
         }
-        listener.afterEpoch(run.epoch(), watermarks);
+        control.afterEpoch(run.epoch(), watermarks);
         if (run.finished()) {
           return true;
         }

@@ -46,6 +46,7 @@ public final class StreamingRun {
   private long epoch;
   private Instant clock;
   private boolean active;
+  private boolean draining;
   private @Nullable String step;
   private Instant inputBefore = BoundedWindow.TIMESTAMP_MIN_VALUE;
   private Instant inputNow = BoundedWindow.TIMESTAMP_MIN_VALUE;
@@ -100,6 +101,11 @@ public final class StreamingRun {
   /** Moves a TestStream's processing clock on. */
   public void advanceTestClock(Duration by) {
     clock = clock.plus(by);
+  }
+
+  /** Whether the run is being drained: sources read nothing more and end their watermarks. */
+  public boolean draining() {
+    return draining;
   }
 
   /** The current step's input watermark when the epoch began. */
@@ -180,8 +186,9 @@ public final class StreamingRun {
 
   // The epoch loop (PipelineTranslator) drives the run through the methods below.
 
-  public void beginEpoch() {
+  public void beginEpoch(boolean drain) {
     epoch++;
+    draining |= drain;
     active = false;
     if (!testClock) {
       Instant now = Instant.now();

@@ -34,7 +34,7 @@ public final class TestStreamTranslator<T> implements TransformTranslator<TestSt
     Position p = run.progressOf(stepName, Position::new);
     List<TestStream.Event<T>> events = transform.getEvents();
     p.elements = new ArrayList<>();
-    if (p.next >= events.size()) {
+    if (p.next >= events.size() || run.draining()) {
       p.watermark = BoundedWindow.TIMESTAMP_MAX_VALUE;
       return;
     }

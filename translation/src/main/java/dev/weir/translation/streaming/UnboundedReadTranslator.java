@@ -69,6 +69,10 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
       java.util.Arrays.fill(splits.watermarks, BoundedWindow.TIMESTAMP_MIN_VALUE);
     }
 
+    if (run.draining()) {
+      // Drained: nothing more is read, and the source says it is done.
+      java.util.Arrays.fill(splits.watermarks, BoundedWindow.TIMESTAMP_MAX_VALUE);
+    }
     List<UnboundedSplitReader.Slice> slices = new ArrayList<>();
     for (int i = 0; i < splits.sources.size(); i++) {
       if (splits.watermarks[i].isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE)) {
