@@ -110,6 +110,17 @@ public final class Launcher {
         ? options.getNumEvents()
         : options.getSuite() == NexmarkOptions.Suite.STRESS ? smoke * 100 : smoke;
     config.outputPath = options.getOutputPath();
+    if (options.getProbDelayedEvent() < 0 || options.getProbDelayedEvent() > 1) {
+      throw new IllegalArgumentException(
+          "Invalid --probDelayedEvent=" + options.getProbDelayedEvent() + ": must be between 0 and 1");
+    }
+    if (options.getOccasionalDelaySec() < 1) {
+      throw new IllegalArgumentException(
+          "Invalid --occasionalDelaySec=" + options.getOccasionalDelaySec() + ": must be at least 1");
+    }
+    config.rateLimited = options.isRateLimited();
+    config.probDelayedEvent = options.getProbDelayedEvent();
+    config.occasionalDelaySec = options.getOccasionalDelaySec();
     return config;
   }
 

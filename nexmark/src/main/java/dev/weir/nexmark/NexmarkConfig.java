@@ -39,6 +39,12 @@ public final class NexmarkConfig implements Serializable {
   public long maxLogEvents = 100_000;
   /** Query 14's session gap, in minutes. */
   public int sessionGapMinutes = 10;
+  /** Unbounded source: hand out each event no earlier than its time after the start, in wall-clock time. */
+  public boolean rateLimited = false;
+  /** Unbounded source: the probability that an event arrives late (after later events). */
+  public double probDelayedEvent = 0.0;
+  /** Unbounded source: the most a delayed event arrives after its event time. */
+  public int occasionalDelaySec = 3;
   /** Query 3 forgets a seller's state after this long without events. */
   public int maxAuctionsWaitingTime = 600;
 
@@ -73,6 +79,9 @@ public final class NexmarkConfig implements Serializable {
     c.sessionGapMinutes = sessionGapMinutes;
     c.outputPath = outputPath;
     c.maxLogEvents = maxLogEvents;
+    c.rateLimited = rateLimited;
+    c.probDelayedEvent = probDelayedEvent;
+    c.occasionalDelaySec = occasionalDelaySec;
     return c;
   }
 

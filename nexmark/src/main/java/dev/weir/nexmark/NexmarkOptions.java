@@ -65,4 +65,22 @@ public interface NexmarkOptions extends PipelineOptions {
   double getRegressionThresholdPercent();
 
   void setRegressionThresholdPercent(double value);
+
+  @Description("Streaming: hand out events at their rate in wall-clock time (default: as fast as read)")
+  @Default.Boolean(false)
+  boolean isRateLimited();
+
+  void setRateLimited(boolean value);
+
+  @Description("Streaming: the probability that an event arrives after later ones (default 0)")
+  @Default.Double(0.0)
+  double getProbDelayedEvent();
+
+  void setProbDelayedEvent(double value);
+
+  @Description("Streaming: the most a delayed event arrives after its event time, in seconds")
+  @Default.Integer(3)
+  int getOccasionalDelaySec();
+
+  void setOccasionalDelaySec(int value);
 }

@@ -86,7 +86,24 @@ public final class Generator implements Iterator<TimestampedValue<Event>>, Seria
     if (!hasNext()) {
       throw new NoSuchElementException();
     }
-    long adjusted = adjustedEventNumber(count);
+    TimestampedValue<Event> event = eventAt(count);
+    count++;
+    return event;
+  }
+
+  /** The event time of the event at position {@code n} of this generator, without making it. */
+  public long timestampMsAt(long n) {
+    return timeline.timestampMs(adjustedEventNumber(n));
+  }
+
+  /** The id of the event at position {@code n} of this generator. */
+  public long eventIdAt(long n) {
+    return firstEventId + adjustedEventNumber(n);
+  }
+
+  /** The event at position {@code n} of this generator; where the generator is does not change. */
+  public TimestampedValue<Event> eventAt(long n) {
+    long adjusted = adjustedEventNumber(n);
     long timestamp = timeline.timestampMs(adjusted);
     long id = firstEventId + adjusted;
     Random random = new Random(id);
@@ -99,7 +116,6 @@ public final class Generator implements Iterator<TimestampedValue<Event>>, Seria
     } else {
       event = Event.of(bid(id, random, timestamp));
     }
-    count++;
     return TimestampedValue.of(event, new Instant(timestamp));
   }
 

@@ -8,6 +8,9 @@ import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.PriorityQueue;
+import java.util.Random;
+import org.apache.beam.sdk.coders.BigEndianLongCoder;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.CustomCoder;
 import org.apache.beam.sdk.coders.ListCoder;
@@ -21,10 +24,12 @@ import org.joda.time.Instant;
 
 /**
  * The event stream as an unbounded source, for streaming runs: the same blocks of events as
- * {@link BoundedEventSource}, one split per block. A reader over several blocks merges them by
- * event time, so its watermark (the least of its generators') never goes back. The watermark
- * reaches the end of time when every event has been read, so a streaming pipeline ends. The
- * checkpoint mark is the number of events read from each block.
+ * {@link BoundedEventSource}, one split per block. Events arrive in order of event time, except
+ * that an event may be delayed ({@code probDelayedEvent}, up to {@code occasionalDelaySec}) and
+ * arrive after later ones; the watermark (the least event time still to come) waits for it, so
+ * it is never late. With {@code rateLimited} events arrive at their rate in wall-clock time. The
+ * watermark reaches the end of time when every event has been read, so a streaming pipeline
+ * ends. The checkpoint mark is the number of events handed out from each block.
  */
 public final class UnboundedEventSource extends UnboundedSource<Event, UnboundedEventSource.Checkpoint> {
   private final NexmarkConfig config;
@@ -63,12 +68,17 @@ public final class UnboundedEventSource extends UnboundedSource<Event, Unbounded
     return Event.EventCoder.INSTANCE;
   }
 
-  /** Events read so far from each block of the source. */
+  /**
+   * Events handed out so far from each block of the source, and when (wall clock, ms) the first
+   * reader of a rate-limited stream started (-1 when not rate limited).
+   */
   public static final class Checkpoint implements UnboundedSource.CheckpointMark {
     final List<Long> counts;
+    final long startWallMs;
 
-    Checkpoint(List<Long> counts) {
+    Checkpoint(List<Long> counts, long startWallMs) {
       this.counts = counts;
+      this.startWallMs = startWallMs;
     }
 
     @Override
@@ -82,28 +92,100 @@ public final class UnboundedEventSource extends UnboundedSource<Event, Unbounded
     @Override
     public void encode(Checkpoint value, OutputStream out) throws IOException {
       COUNTS.encode(value.counts, out);
+      BigEndianLongCoder.of().encode(value.startWallMs, out);
     }
 
     @Override
     public Checkpoint decode(InputStream in) throws IOException {
-      return new Checkpoint(COUNTS.decode(in));
+      return new Checkpoint(COUNTS.decode(in), BigEndianLongCoder.of().decode(in));
+    }
+  }
+
+  /**
+   * How late event {@code id} arrives after its event time: 0, or with probability {@code
+   * probDelayedEvent} up to {@code occasionalDelaySec}. Drawn from its own generator seeded with
+   * the id, so the event itself, and any split of the stream, stay the same.
+   */
+  static long delayMs(NexmarkConfig config, long id) {
+    if (config.probDelayedEvent <= 0) {
+      return 0;
+    }
+    Random random = new Random(id * 0x9E3779B97F4A7C15L + 0x5DEECE66DL);
+    if (random.nextDouble() >= config.probDelayedEvent) {
+      return 0;
+    }
+    return 1 + (long) (random.nextDouble() * config.occasionalDelaySec * 1000L);
+  }
+
+  /**
+   * One block's events in the order they arrive: by arrival time (event time plus delay), then
+   * position. Events are read ahead into a small queue until no later one can arrive first: a
+   * future event's time is at least the generator's watermark. Which events are out depends only
+   * on how many, so a checkpoint is a count, and a reader resuming from it replays the order on
+   * event times alone, without making the events.
+   */
+  private static final class Block {
+    private final Generator generator;
+    private final NexmarkConfig config;
+    // {arrival ms, position, event time ms}
+    private final PriorityQueue<long[]> queue =
+        new PriorityQueue<>((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
+    private long emitted;
+
+    Block(NexmarkConfig config, long[] block, long emitted) {
+      this.config = config;
+      this.generator = new Generator(config, block[0], block[1], 0);
+      for (long i = 0; i < emitted; i++) {
+        fill();
+        queue.poll();
+      }
+      this.emitted = emitted;
+    }
+
+    private void fill() {
+      while (generator.hasNext() && (queue.isEmpty() || generator.watermark().getMillis() <= queue.peek()[0])) {
+        long n = generator.count();
+        long time = generator.timestampMsAt(n);
+        queue.add(new long[] {time + delayMs(config, generator.eventIdAt(n)), n, time});
+        generator.skipTo(n + 1);
+      }
+    }
+
+    /** {arrival, position, time} of the next event to hand out, or null when done. */
+    long @Nullable [] head() {
+      fill();
+      return queue.peek();
+    }
+
+    TimestampedValue<Event> take() {
+      long[] next = queue.poll();
+      emitted++;
+      return generator.eventAt(next[1]);
+    }
+
+    /** No event still to come from this block is earlier than this. */
+    Instant watermark() {
+      long least = generator.hasNext() ? generator.watermark().getMillis() : BoundedWindow.TIMESTAMP_MAX_VALUE.getMillis();
+      for (long[] queued : queue) {
+        least = Math.min(least, queued[2]);
+      }
+      return new Instant(least);
     }
   }
 
   private final class Reader extends UnboundedReader<Event> {
-    private final List<Generator> generators = new ArrayList<>();
-    private final List<TimestampedValue<Event>> heads = new ArrayList<>();
-    private TimestampedValue<Event> current;
+    private final List<Block> blocks = new ArrayList<>();
+    private final long startWallMs;
+    private @Nullable TimestampedValue<Event> current;
 
     Reader(@Nullable Checkpoint checkpoint) {
-      for (int i = 0; i < blocks.size(); i++) {
-        Generator g = new Generator(config, blocks.get(i)[0], blocks.get(i)[1], 0);
-        if (checkpoint != null) {
-          g.skipTo(checkpoint.counts.get(i));
-        }
-        generators.add(g);
-        heads.add(null);
+      for (int i = 0; i < UnboundedEventSource.this.blocks.size(); i++) {
+        long emitted = checkpoint == null ? 0 : checkpoint.counts.get(i);
+        blocks.add(new Block(config, UnboundedEventSource.this.blocks.get(i), emitted));
       }
+      startWallMs =
+          !config.rateLimited ? -1 : checkpoint != null && checkpoint.startWallMs >= 0 ? checkpoint.startWallMs
+              : System.currentTimeMillis();
     }
 
     @Override
@@ -111,54 +193,48 @@ public final class UnboundedEventSource extends UnboundedSource<Event, Unbounded
       return advance();
     }
 
-    /** The earliest next event of any block. */
+    /**
+     * The next event of any block, by arrival time; when rate limited, only once the wall clock
+     * has reached its arrival time (counted from the first reader's start).
+     */
     @Override
     public boolean advance() {
       int best = -1;
-      for (int i = 0; i < generators.size(); i++) {
-        if (heads.get(i) == null && generators.get(i).hasNext()) {
-          heads.set(i, generators.get(i).next());
-        }
-        TimestampedValue<Event> head = heads.get(i);
-        if (head != null && (best < 0 || head.getTimestamp().isBefore(heads.get(best).getTimestamp()))) {
+      long[] bestHead = null;
+      for (int i = 0; i < blocks.size(); i++) {
+        long[] head = blocks.get(i).head();
+        if (head != null && (bestHead == null || head[0] < bestHead[0])) {
           best = i;
+          bestHead = head;
         }
       }
-      if (best < 0) {
+      if (best < 0 || (config.rateLimited && startWallMs + (bestHead[0] - EventTimeline.BASE_TIME_MS) > System.currentTimeMillis())) {
         current = null;
         return false;
       }
-      current = heads.get(best);
-      heads.set(best, null);
+      current = blocks.get(best).take();
       return true;
     }
 
     @Override
     public Instant getWatermark() {
       Instant watermark = BoundedWindow.TIMESTAMP_MAX_VALUE;
-      for (int i = 0; i < generators.size(); i++) {
-        TimestampedValue<Event> head = heads.get(i);
-        if (head != null) {
-          watermark = min(watermark, head.getTimestamp());
-        } else if (generators.get(i).hasNext()) {
-          watermark = min(watermark, generators.get(i).watermark());
+      for (Block block : blocks) {
+        Instant w = block.watermark();
+        if (w.isBefore(watermark)) {
+          watermark = w;
         }
       }
       return watermark;
     }
 
-    private Instant min(Instant a, Instant b) {
-      return a.isBefore(b) ? a : b;
-    }
-
-    /** Events handed out so far per block: a peeked head is not handed out yet. */
     @Override
     public Checkpoint getCheckpointMark() {
       List<Long> counts = new ArrayList<>();
-      for (int i = 0; i < generators.size(); i++) {
-        counts.add(generators.get(i).count() - (heads.get(i) == null ? 0 : 1));
+      for (Block block : blocks) {
+        counts.add(block.emitted);
       }
-      return new Checkpoint(counts);
+      return new Checkpoint(counts, startWallMs);
     }
 
     @Override
