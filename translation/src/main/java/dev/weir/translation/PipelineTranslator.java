@@ -237,6 +237,7 @@ public final class PipelineTranslator {
         TranslationContext context =
             new TranslationContext(session, serializableOptions, consumers, policies, metrics, run);
         boolean moved = false;
+        boolean completed = false;
         try {
           for (Step step : steps) {
             context.setCurrent(step.applied);
@@ -248,10 +249,13 @@ public final class PipelineTranslator {
             sc.setJobDescription(leaf.getKey());
             leaf.getValue().write().format("noop").mode(SaveMode.Overwrite).save();
           }
+          completed = true;
         } finally {
           sc.setJobDescription(null);
           context.close();
-          run.endEpoch();
+          // A failed epoch releases its cached data but finalizes nothing: its sources' data
+          // was not all processed.
+          run.endEpoch(completed);
         }
         Map<String, OperatorWatermarks> watermarks = run.watermarks();
         if (LOG.isDebugEnabled()) {

@@ -101,8 +101,7 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
       waiting.elements.addAll(notReady);
       run.reportOutputWatermark(hold);
       in = exploded.filter(ready);
-      Dataset<WindowedValue<Object>> cached = exploded;
-      run.atEpochEnd(() -> cached.unpersist(false));
+      run.unpersistAtEpochEnd(exploded);
     }
     context.overrideInput(input, in);
     batch.translate(transform, context);

@@ -14,6 +14,7 @@ import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.sql.Dataset;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
@@ -41,7 +42,7 @@ public final class StreamingRun {
   private final Map<String, OperatorWatermarks> watermarks = new LinkedHashMap<>();
   private final Map<String, Object> progress = new HashMap<>();
   private final List<Runnable> atEpochEnd = new ArrayList<>();
-  private final List<JavaRDD<?>> cached = new ArrayList<>();
+  private final List<Runnable> releases = new ArrayList<>();
   private final boolean testClock;
   private long epoch;
   private Instant clock;
@@ -148,14 +149,19 @@ public final class StreamingRun {
     return (T) progress.computeIfAbsent(stepName, k -> initial.get());
   }
 
-  /** Runs {@code action} once this epoch's jobs have all run. */
+  /** Runs {@code action} once this epoch's jobs have all run, if they all succeeded. */
   public void atEpochEnd(Runnable action) {
     atEpochEnd.add(action);
   }
 
   /** Unpersists {@code rdd} once this epoch's jobs have all run. */
   public void unpersistAtEpochEnd(JavaRDD<?> rdd) {
-    cached.add(rdd);
+    releases.add(() -> rdd.unpersist(false));
+  }
+
+  /** Unpersists {@code ds} once this epoch's jobs have all run. */
+  public void unpersistAtEpochEnd(Dataset<?> ds) {
+    releases.add(() -> ds.unpersist(false));
   }
 
   /** The output watermark of the step producing {@code pc}, as it is now in this epoch. */
@@ -223,15 +229,18 @@ public final class StreamingRun {
     return !after.equals(before);
   }
 
-  public void endEpoch() {
-    for (Runnable action : atEpochEnd) {
-      action.run();
+  /** Runs the epoch-end actions if every job of the epoch ran, and releases its cached data. */
+  public void endEpoch(boolean completed) {
+    if (completed) {
+      for (Runnable action : atEpochEnd) {
+        action.run();
+      }
     }
     atEpochEnd.clear();
-    for (JavaRDD<?> rdd : cached) {
-      rdd.unpersist(false);
+    for (Runnable release : releases) {
+      release.run();
     }
-    cached.clear();
+    releases.clear();
   }
 
   public boolean active() {
