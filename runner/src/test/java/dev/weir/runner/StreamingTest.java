@@ -10,6 +10,8 @@ import dev.weir.translation.streaming.OperatorWatermarks;
 import java.util.concurrent.TimeUnit;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.io.GenerateSequence;
 import org.apache.beam.sdk.io.Read;
@@ -19,6 +21,10 @@ import org.apache.beam.sdk.metrics.MetricQueryResults;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.metrics.MetricsFilter;
 import org.apache.beam.sdk.state.StateSpec;
+import org.apache.beam.sdk.state.TimeDomain;
+import org.apache.beam.sdk.state.Timer;
+import org.apache.beam.sdk.state.TimerSpec;
+import org.apache.beam.sdk.state.TimerSpecs;
 import org.apache.beam.sdk.state.StateSpecs;
 import org.apache.beam.sdk.state.ValueState;
 import org.apache.beam.sdk.testing.PAssert;
@@ -32,6 +38,7 @@ import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.Reify;
 import org.apache.beam.sdk.transforms.Sum;
 import org.apache.beam.sdk.transforms.WithKeys;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
 import org.apache.beam.sdk.transforms.windowing.TimestampCombiner;
@@ -81,7 +88,7 @@ class StreamingTest {
     WeirPipelineResult result = (WeirPipelineResult) p.run();
     assertThat(result.waitUntilFinish(), equalTo(PipelineResult.State.DONE));
     for (OperatorWatermarks w : result.watermarks().values()) {
-      assertThat(w.output(), equalTo(org.apache.beam.sdk.transforms.windowing.BoundedWindow.TIMESTAMP_MAX_VALUE));
+      assertThat(w.output(), equalTo(BoundedWindow.TIMESTAMP_MAX_VALUE));
     }
   }
 
@@ -209,22 +216,79 @@ class StreamingTest {
     return n;
   }
 
-  static final class Stateful extends DoFn<KV<String, Integer>, Integer> {
-    @StateId("last")
-    private final StateSpec<ValueState<Integer>> last = StateSpecs.value();
+  /** Sums each key's values per window; an event-time timer at the window's end emits the sum. */
+  static final class SumAtWindowEnd extends DoFn<KV<String, Integer>, KV<String, Integer>> {
+    @StateId("sum")
+    private final StateSpec<ValueState<Integer>> sum = StateSpecs.value();
+
+    @StateId("key")
+    private final StateSpec<ValueState<String>> key = StateSpecs.value();
+
+    @TimerId("end")
+    private final TimerSpec end = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
     @ProcessElement
-    public void process(@Element KV<String, Integer> e, @StateId("last") ValueState<Integer> last) {
-      last.write(e.getValue());
+    public void process(
+        @Element KV<String, Integer> e,
+        BoundedWindow window,
+        @StateId("sum") ValueState<Integer> sum,
+        @StateId("key") ValueState<String> key,
+        @TimerId("end") Timer end) {
+      Integer s = sum.read();
+      sum.write((s == null ? 0 : s) + e.getValue());
+      key.write(e.getKey());
+      end.set(window.maxTimestamp());
+    }
+
+    @OnTimer("end")
+    public void onEnd(
+        @StateId("sum") ValueState<Integer> sum, @StateId("key") ValueState<String> key, OutputReceiver<KV<String, Integer>> out) {
+      out.output(KV.of(key.read(), sum.read()));
+    }
+  }
+
+  /**
+   * State and timers across epochs: each key's sum per window grows over two epochs and is
+   * emitted when the watermark passes the window; a timer's hold keeps the output on time for
+   * the grouping after it.
+   */
+  @Test
+  void statefulDoFnKeepsStateAndTimersAcrossEpochs() {
+    Pipeline p = Pipelines.create();
+    TestStream<KV<String, Integer>> events =
+        TestStream.create(KvCoder.of(StringUtf8Coder.of(), VarIntCoder.of()))
+            .addElements(TimestampedValue.of(KV.of("a", 1), sec(1)), TimestampedValue.of(KV.of("b", 2), sec(2)))
+            .advanceWatermarkTo(sec(5))
+            .addElements(TimestampedValue.of(KV.of("a", 3), sec(6)))
+            .advanceWatermarkTo(sec(12))
+            .addElements(TimestampedValue.of(KV.of("a", 10), sec(13)))
+            .advanceWatermarkToInfinity();
+    PCollection<KV<String, Integer>> sums =
+        p.apply(events)
+            .apply(Window.into(FixedWindows.of(Duration.standardSeconds(10))))
+            .apply("Sum at window end", ParDo.of(new SumAtWindowEnd()));
+    PAssert.that(sums).inWindow(new IntervalWindow(sec(0), sec(10))).containsInAnyOrder(KV.of("a", 4), KV.of("b", 2));
+    PAssert.that(sums).inWindow(new IntervalWindow(sec(10), sec(20))).containsInAnyOrder(KV.of("a", 10));
+    PAssert.that(sums.apply("Total", Sum.integersPerKey()))
+        .inWindow(new IntervalWindow(sec(0), sec(10)))
+        .containsInAnyOrder(KV.of("a", 4), KV.of("b", 2));
+    assertThat(p.run().waitUntilFinish(), equalTo(PipelineResult.State.DONE));
+  }
+
+  static final class TimeSorted extends DoFn<KV<String, Integer>, Integer> {
+    @RequiresTimeSortedInput
+    @ProcessElement
+    public void process(@Element KV<String, Integer> e, OutputReceiver<Integer> out) {
+      out.output(e.getValue());
     }
   }
 
   @Test
-  void statefulDoFnsAreRefusedInStreamingBeforeAnyJob() {
+  void timeSortedInputIsRefusedInStreamingBeforeAnyJob() {
     Pipeline p = Pipelines.create("--runtimeMode=STREAMING");
-    p.apply(Create.of(1, 2)).apply(WithKeys.of("k")).apply("Remember", ParDo.of(new Stateful()));
+    p.apply(Create.of(1, 2)).apply(WithKeys.of("k")).apply("Sorted", ParDo.of(new TimeSorted()));
     UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, p::run);
-    assertThat(e.getMessage(), containsString("Remember"));
+    assertThat(e.getMessage(), containsString("Sorted"));
     assertThat(e.getMessage(), containsString("streaming"));
   }
 }

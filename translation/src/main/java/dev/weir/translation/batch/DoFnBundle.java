@@ -31,11 +31,11 @@ import org.slf4j.LoggerFactory;
  * {@link RawUnionValue}s tagged by output position when there are several outputs; bundle
  * finalizers run after the bundle succeeded.
  */
-abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator<WindowedValue<Object>> {
+public abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator<WindowedValue<Object>> {
   private static final Logger LOG = LoggerFactory.getLogger(DoFnBundle.class);
 
-  final DoFnSpec spec;
-  final DoFn<Object, Object> fn;
+  protected final DoFnSpec spec;
+  protected final DoFn<Object, Object> fn;
   final ArrayDeque<WindowedValue<Object>> buffer = new ArrayDeque<>();
   private final List<DoFn.BundleFinalizer.Callback> finalizers = new ArrayList<>();
   private final boolean tagged;
@@ -45,7 +45,7 @@ abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator<Window
   private boolean tornDown;
   private boolean finished;
 
-  DoFnBundle(DoFnSpec spec) {
+  protected DoFnBundle(DoFnSpec spec) {
     this.spec = spec;
     this.tagged = spec.outputTags.size() > 1;
     this.sideInputReader = new BroadcastSideInputReader(spec.sideInputs);
@@ -68,10 +68,10 @@ abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator<Window
    * Feeds the next input element (or key) to the DoFn, whose outputs land in {@link #buffer};
    * false when the input is exhausted.
    */
-  abstract boolean processNext() throws Exception;
+  protected abstract boolean processNext() throws Exception;
 
   /** Ends the input: fires what is left and calls {@code finishBundle}. */
-  abstract void finishInput() throws Exception;
+  protected abstract void finishInput() throws Exception;
 
   @Override
   public final boolean hasNext() {
@@ -100,7 +100,7 @@ abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator<Window
 
   /** A runner for this bundle's DoFn whose state and timers come from {@code context}. */
   @SuppressWarnings("unchecked")
-  DoFnRunner<Object, Object> simpleRunner(StepContext context) {
+  protected DoFnRunner<Object, Object> simpleRunner(StepContext context) {
     return DoFnRunners.simpleRunner(
         spec.options.get(),
         fn,
@@ -117,7 +117,7 @@ abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator<Window
   }
 
   /** Runs the DoFn's {@code @StartBundle} with this step's metrics container current. */
-  void startBundle(DoFnRunner<Object, Object> runner) {
+  protected void startBundle(DoFnRunner<Object, Object> runner) {
     try (Closeable scope = metrics.enter()) {
       runner.startBundle();
     } catch (RuntimeException | IOException | Error e) {
@@ -129,7 +129,7 @@ abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator<Window
     return sideInputReader;
   }
 
-  DoFn.BundleFinalizer bundleFinalizer() {
+  protected DoFn.BundleFinalizer bundleFinalizer() {
     return (Instant expiry, DoFn.BundleFinalizer.Callback callback) -> finalizers.add(callback);
   }
 

@@ -37,7 +37,7 @@ final class DoFnFunction implements MapPartitionsFunction<WindowedValue<Object>,
     }
 
     @Override
-    boolean processNext() {
+    protected boolean processNext() {
       if (!input.hasNext()) {
         return false;
       }
@@ -46,7 +46,7 @@ final class DoFnFunction implements MapPartitionsFunction<WindowedValue<Object>,
     }
 
     @Override
-    void finishInput() {
+    protected void finishInput() {
       runner.finishBundle();
     }
 

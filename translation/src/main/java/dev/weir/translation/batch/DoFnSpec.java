@@ -18,14 +18,14 @@ import org.apache.beam.sdk.values.WindowingStrategy;
  * Everything an executor needs to run one ParDo step: the serialised DoFn (deserialised afresh
  * per bundle), its coders, output tags (main first), windowing and side inputs.
  */
-final class DoFnSpec implements Serializable {
-  final String stepName;
+public final class DoFnSpec implements Serializable {
+  public final String stepName;
   private final byte[] serializedFn;
-  final SerializablePipelineOptions options;
-  final Coder<Object> inputCoder;
+  public final SerializablePipelineOptions options;
+  public final Coder<Object> inputCoder;
   final Map<TupleTag<?>, Coder<?>> outputCoders;
   final List<TupleTag<?>> outputTags;
-  final WindowingStrategy<?, ?> windowingStrategy;
+  public final WindowingStrategy<?, ?> windowingStrategy;
   final DoFnSchemaInformation schemaInformation;
   final Map<String, PCollectionView<?>> sideInputMapping;
   final List<SideInputData> sideInputs;

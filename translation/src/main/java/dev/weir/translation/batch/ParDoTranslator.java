@@ -55,23 +55,28 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
   public void translate(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
     PCollection<Object> input = context.input();
     List<TupleTag<?>> tags = outputTags(transform.getMainOutputTag(), context);
-    DoFnSpec spec =
-        new DoFnSpec(
-            context.stepName(),
-            transform.getFn(),
-            context.options(),
-            input.getCoder(),
-            outputCoders(context),
-            tags,
-            input.getWindowingStrategy(),
-            ParDoTranslation.getSchemaInformation(context.current()),
-            ParDoTranslation.getSideInputMapping(context.current()),
-            sideInputs(context, transform.getSideInputs().values()),
-            context.metrics());
+    DoFnSpec spec = spec(transform, context);
     boolean timeSorted = DoFnSignatures.requiresTimeSortedInput(transform.getFn());
     boolean stateful = timeSorted || DoFnSignatures.isStateful(transform.getFn());
     Dataset<WindowedValue<Object>> in = context.dataset(input);
     putOutputs(context, tags, encoder -> run(in, spec, stateful, timeSorted, context, encoder));
+  }
+
+  /** What executors need to run the current step's DoFn; collects its side inputs. */
+  public static DoFnSpec spec(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
+    PCollection<Object> input = context.input();
+    return new DoFnSpec(
+        context.stepName(),
+        transform.getFn(),
+        context.options(),
+        input.getCoder(),
+        outputCoders(context),
+        outputTags(transform.getMainOutputTag(), context),
+        input.getWindowingStrategy(),
+        ParDoTranslation.getSchemaInformation(context.current()),
+        ParDoTranslation.getSideInputMapping(context.current()),
+        sideInputs(context, transform.getSideInputs().values()),
+        context.metrics());
   }
 
   /** The broadcast contents of {@code views}, collected on first use. */
@@ -85,7 +90,7 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
   }
 
   /** The output tags of the current step, its main output first. */
-  static List<TupleTag<?>> outputTags(TupleTag<?> mainOutputTag, TranslationContext context) {
+  public static List<TupleTag<?>> outputTags(TupleTag<?> mainOutputTag, TranslationContext context) {
     List<TupleTag<?>> tags = new ArrayList<>();
     tags.add(mainOutputTag);
     for (TupleTag<?> tag : context.outputs().keySet()) {
@@ -96,7 +101,7 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
     return tags;
   }
 
-  static Map<TupleTag<?>, Coder<?>> outputCoders(TranslationContext context) {
+  public static Map<TupleTag<?>, Coder<?>> outputCoders(TranslationContext context) {
     Map<TupleTag<?>, Coder<?>> outputCoders = new HashMap<>();
     context.outputs().forEach((tag, pc) -> outputCoders.put(tag, pc.getCoder()));
     return outputCoders;
@@ -108,7 +113,7 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
    * persisted once and filtered per output.
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  static void putOutputs(
+  public static void putOutputs(
       TranslationContext context,
       List<TupleTag<?>> tags,
       java.util.function.Function<Encoder<WindowedValue<Object>>, Dataset<WindowedValue<Object>>> run) {

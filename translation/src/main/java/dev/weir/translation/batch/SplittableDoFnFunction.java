@@ -56,7 +56,7 @@ final class SplittableDoFnFunction
     }
 
     @Override
-    boolean processNext() throws Exception {
+    protected boolean processNext() throws Exception {
       if (!input.hasNext()) {
         return false;
       }
@@ -93,7 +93,7 @@ final class SplittableDoFnFunction
     }
 
     @Override
-    void finishInput() {
+    protected void finishInput() {
       bundleRunner.finishBundle();
     }
 

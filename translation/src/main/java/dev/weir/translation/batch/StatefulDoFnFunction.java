@@ -66,7 +66,7 @@ final class StatefulDoFnFunction
     }
 
     @Override
-    boolean processNext() throws Exception {
+    protected boolean processNext() throws Exception {
       if (!input.hasNext()) {
         return false;
       }
@@ -82,7 +82,7 @@ final class StatefulDoFnFunction
     }
 
     @Override
-    void finishInput() throws Exception {
+    protected void finishInput() throws Exception {
       if (current != null) {
         current.endOfInput();
       }

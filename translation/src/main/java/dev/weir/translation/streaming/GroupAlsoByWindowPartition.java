@@ -98,11 +98,11 @@ final class GroupAlsoByWindowPartition
         KeyedStateStore.KeyState key = keys.next();
         advance(key, trigger, out);
         key.state.compact();
-        if (key.isEmpty()) {
+        if (key.isEmpty(false)) {
           keys.remove();
           continue;
         }
-        key.hold = key.state.earliestHold();
+        key.hold = key.earliestHold();
         if (key.hold != null) {
           earliest = Math.min(earliest, key.hold.getMillis());
         }

@@ -71,97 +71,13 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
 
     int partitions = run.keyedPartitions();
     JavaRDD<byte[]> grouped =
-        context
-            .dataset(input)
-            .toJavaRDD()
-            .mapToPair(new ByKey(kvCoder.getKeyCoder(), spec.elementCoder, partitions))
-            .partitionBy(new ByPartitionIndex(partitions))
+        KeyedShuffle.byKey(context.dataset(input), kvCoder.getKeyCoder(), spec.elementCoder, false, partitions)
             .mapPartitionsWithIndex(new GroupAlsoByWindowPartition(spec), true);
-    grouped.persist(StorageLevel.MEMORY_AND_DISK());
-    run.unpersistAtEpochEnd(grouped);
-    context.session().sparkContext().setJobDescription(context.stepName());
-    if (grouped.count() > 0) {
-      run.noteActivity();
-    }
-
-    Instant out = run.inputWatermark();
-    Map<Integer, Long> holds = spec.holds.value();
-    if (holds.size() != partitions) {
-      throw new IllegalStateException(
-          "Step '" + context.stepName() + "': " + holds.size() + " of " + partitions + " partitions reported");
-    }
-    for (long hold : holds.values()) {
-      if (hold < out.getMillis()) {
-        out = new Instant(hold);
-      }
-    }
-    run.reportOutputWatermark(out);
+    run.reportOutputWatermark(KeyedShuffle.runOnce(context, grouped, spec.holds, partitions));
     context.putDataset(
         output,
-        context.session().createDataset(grouped.map(new Decode<>(spec.outputCoder)).rdd(), TranslationContext.encoder(output)));
-  }
-
-  /** (partition, (key bytes, element without its key)). */
-  private static final class ByKey
-      implements PairFunction<WindowedValue<KV<Object, Object>>, Integer, Tuple2<byte[], byte[]>> {
-    private final Coder<Object> keyCoder;
-    private final Coder<WindowedValue<Object>> elementCoder;
-    private final int partitions;
-
-    ByKey(Coder<Object> keyCoder, Coder<WindowedValue<Object>> elementCoder, int partitions) {
-      this.keyCoder = keyCoder;
-      this.elementCoder = elementCoder;
-      this.partitions = partitions;
-    }
-
-    @Override
-    public Tuple2<Integer, Tuple2<byte[], byte[]>> call(WindowedValue<KV<Object, Object>> e) throws Exception {
-      byte[] key = CoderUtils.encodeToByteArray(keyCoder, e.getValue().getKey());
-      byte[] element = CoderUtils.encodeToByteArray(elementCoder, e.withValue(e.getValue().getValue()));
-      return new Tuple2<>(Math.floorMod(Arrays.hashCode(key), partitions), new Tuple2<>(key, element));
-    }
-  }
-
-  /** The partition is computed with the key, from its Beam encoding; this only reads it. */
-  private static final class ByPartitionIndex extends Partitioner {
-    private final int partitions;
-
-    ByPartitionIndex(int partitions) {
-      this.partitions = partitions;
-    }
-
-    @Override
-    public int numPartitions() {
-      return partitions;
-    }
-
-    @Override
-    public int getPartition(Object key) {
-      return (Integer) key;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof ByPartitionIndex && ((ByPartitionIndex) o).partitions == partitions;
-    }
-
-    @Override
-    public int hashCode() {
-      return partitions;
-    }
-  }
-
-  /** Beam-encoded bytes back to elements. */
-  static final class Decode<T> implements Function<byte[], T> {
-    private final Coder<T> coder;
-
-    Decode(Coder<T> coder) {
-      this.coder = coder;
-    }
-
-    @Override
-    public T call(byte[] bytes) throws Exception {
-      return CoderUtils.decodeFromByteArray(coder, bytes);
-    }
+        context
+            .session()
+            .createDataset(grouped.map(new KeyedShuffle.Decode<>(spec.outputCoder)).rdd(), TranslationContext.encoder(output)));
   }
 }

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.beam.runners.core.InMemoryTimerInternals;
+import org.apache.beam.runners.core.TimerInternals;
 import org.apache.beam.sdk.state.TimeDomain;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
@@ -25,18 +26,41 @@ final class KeyedStateStore {
   static final class KeyState {
     final KeyStateInternals state;
     final InMemoryTimerInternals timers = new InMemoryTimerInternals();
+    /** Pending timers set through {@link #trackedTimers}, by namespace, id and family. */
+    final Map<String, TimerInternals.TimerData> pendingTimers = new HashMap<>();
     @Nullable Instant hold;
+
+    TrackedTimerInternals trackedTimers() {
+      return new TrackedTimerInternals(timers, pendingTimers);
+    }
+
+    /** The earliest of the state's watermark holds and the pending timers' output timestamps. */
+    @Nullable
+    Instant earliestHold() {
+      Instant earliest = state.earliestHold();
+      for (TimerInternals.TimerData timer : pendingTimers.values()) {
+        Instant t = timer.getOutputTimestamp();
+        if (t != null && (earliest == null || t.isBefore(earliest))) {
+          earliest = t;
+        }
+      }
+      return earliest;
+    }
 
     KeyState(Object key) {
       this.state = new KeyStateInternals(key);
     }
 
     /**
-     * Whether nothing is left: no state and no event-time timer. A processing-time timer alone
-     * cannot emit anything once the key's state is gone, so it does not keep the key.
+     * Whether nothing is left: no state and no pending timer. For a grouping a processing-time
+     * timer alone cannot emit anything once the key's state is gone, so it does not keep the key
+     * ({@code processingTimersEmit} false); a user's timer can.
      */
-    boolean isEmpty() {
-      return state.isEmpty() && timers.getNextTimer(TimeDomain.EVENT_TIME) == null;
+    boolean isEmpty(boolean processingTimersEmit) {
+      if (!state.isEmpty()) {
+        return false;
+      }
+      return processingTimersEmit ? !timers.hasPendingTimers() : timers.getNextTimer(TimeDomain.EVENT_TIME) == null;
     }
   }
 

@@ -7,6 +7,11 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.transforms.join.UnionCoder;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.spark.api.java.JavaRDD;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.reflect.DoFnSignatures;
@@ -31,8 +36,9 @@ import org.joda.time.Instant;
  * side inputs, an element is processed once every side input is complete for its window (the
  * side input's watermark has passed the end of the window it maps to), and reads everything the
  * side input received up to then. Until that, the element waits on the driver and holds the
- * step's output watermark at its timestamp. State and timers across epochs are not supported in
- * streaming yet, and are refused before the pipeline starts.
+ * step's output watermark at its timestamp. A stateful DoFn keeps each key's state and timers
+ * across epochs ({@link StatefulParDoPartition}); its pending timers hold the output watermark.
+ * Time-sorted input is not supported in streaming yet, and is refused before the pipeline starts.
  */
 public final class ParDoStreamingTranslator implements TransformTranslator<ParDo.MultiOutput<?, ?>> {
   private final ParDoTranslator batch = new ParDoTranslator();
@@ -40,9 +46,9 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
   @Override
   public @Nullable String whyNot(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
     DoFn<?, ?> fn = transform.getFn();
-    if (DoFnSignatures.isStateful(fn) || DoFnSignatures.requiresTimeSortedInput(fn)) {
-      return "its DoFn " + fn.getClass().getName() + " uses state or timers, which WeirRunner does not "
-          + "support in streaming mode yet (it does in batch: --runtimeMode=BATCH for bounded input)";
+    if (DoFnSignatures.requiresTimeSortedInput(fn)) {
+      return "its DoFn " + fn.getClass().getName() + " requires time-sorted input, which WeirRunner does "
+          + "not support in streaming mode yet (it does in batch: --runtimeMode=BATCH for bounded input)";
     }
     return batch.whyNot(transform, context);
   }
@@ -53,12 +59,77 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
   }
 
   @Override
-  @SuppressWarnings({"unchecked", "rawtypes"})
   public void translate(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
-    if (transform.getSideInputs().isEmpty()) {
-      batch.translate(transform, context);
-      return;
+    StreamingRun run = context.streaming();
+    Instant hold = run.inputWatermark();
+    if (!transform.getSideInputs().isEmpty()) {
+      hold = min(hold, waitForSideInputs(transform, context));
     }
+    if (DoFnSignatures.isStateful(transform.getFn())) {
+      hold = min(hold, runStateful(transform, context));
+    } else {
+      batch.translate(transform, context);
+    }
+    run.reportOutputWatermark(hold);
+  }
+
+  private static Instant min(Instant a, Instant b) {
+    return a.isBefore(b) ? a : b;
+  }
+
+  /**
+   * A stateful DoFn: the epoch's elements shuffled by key into the run's fixed partitions, and
+   * {@link StatefulParDoPartition} run once per partition over the state kept there. Returns the
+   * earliest hold (pending timers' output timestamps).
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static Instant runStateful(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
+    StreamingRun run = context.streaming();
+    PCollection<KV<Object, Object>> input = context.input();
+    Coder<? extends BoundedWindow> windowCoder = TranslationContext.windowCoder(input);
+    List<TupleTag<?>> tags = ParDoTranslator.outputTags(transform.getMainOutputTag(), context);
+    Coder<?> outputValueCoder;
+    if (tags.size() == 1) {
+      outputValueCoder = context.outputs().get(tags.get(0)).getCoder();
+    } else {
+      List<Coder<?>> coders = new ArrayList<>();
+      for (TupleTag<?> tag : tags) {
+        coders.add(context.outputs().get(tag).getCoder());
+      }
+      outputValueCoder = UnionCoder.of(coders);
+    }
+    StatefulParDoPartition.Spec plan = new StatefulParDoPartition.Spec();
+    plan.dofn = ParDoTranslator.spec(transform, context);
+    plan.runId = run.runId();
+    plan.epoch = run.epoch();
+    plan.keyCoder = ((KvCoder<Object, Object>) input.getCoder()).getKeyCoder();
+    plan.elementCoder = (Coder) WindowedValues.getFullCoder(input.getCoder(), windowCoder);
+    plan.outputCoder = (Coder) WindowedValues.getFullCoder(outputValueCoder, windowCoder);
+    plan.policies = context.policies();
+    plan.inputBefore = run.inputWatermarkBefore();
+    plan.inputNow = run.inputWatermark();
+    plan.processingTime = run.processingTime();
+    plan.holds = new PartitionReports<>();
+    context.session().sparkContext().register(plan.holds);
+    int partitions = run.keyedPartitions();
+    JavaRDD<byte[]> out =
+        KeyedShuffle.byKey(context.dataset(input), plan.keyCoder, plan.elementCoder, true, partitions)
+            .mapPartitionsWithIndex(new StatefulParDoPartition(plan), true);
+    Instant hold = KeyedShuffle.runOnce(context, out, plan.holds, partitions);
+    Coder<WindowedValue<Object>> outputCoder = plan.outputCoder;
+    ParDoTranslator.putOutputs(
+        context,
+        tags,
+        encoder -> context.session().createDataset(out.map(new KeyedShuffle.Decode<>(outputCoder)).rdd(), encoder));
+    return hold;
+  }
+
+  /**
+   * Sets aside the elements whose side inputs are not complete yet (with those set aside
+   * before), and makes the step read the rest. Returns the earliest timestamp set aside.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static Instant waitForSideInputs(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
     StreamingRun run = context.streaming();
     PCollection<Object> input = context.input();
     Coder<WindowedValue<Object>> coder =
@@ -82,6 +153,7 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
       mappings.add(view.getWindowMappingFn());
       watermarks.add(wm.getMillis());
     }
+    Instant hold = BoundedWindow.TIMESTAMP_MAX_VALUE;
     if (!complete) {
       Dataset<WindowedValue<Object>> exploded =
           in.flatMap(new ExplodeWindows(), TranslationContext.encoder(input)).persist(StorageLevel.MEMORY_AND_DISK());
@@ -91,7 +163,6 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
           exploded.filter((FilterFunction<WindowedValue<Object>>) e -> !ready.call(e))
               .map(new Encode(coder), Encoders.BINARY())
               .collectAsList();
-      Instant hold = run.inputWatermark();
       for (byte[] b : notReady) {
         Instant t = decode(coder, b).getTimestamp();
         if (t.isBefore(hold)) {
@@ -99,12 +170,11 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
         }
       }
       waiting.elements.addAll(notReady);
-      run.reportOutputWatermark(hold);
       in = exploded.filter(ready);
       run.unpersistAtEpochEnd(exploded);
     }
     context.overrideInput(input, in);
-    batch.translate(transform, context);
+    return hold;
   }
 
   private static WindowedValue<Object> decode(Coder<WindowedValue<Object>> coder, byte[] b) {

@@ -122,7 +122,7 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
         context
             .session()
             .createDataset(
-                read.map(new GroupByKeyStreamingTranslator.Decode<>(
+                read.map(new KeyedShuffle.Decode<>(
                         (org.apache.beam.sdk.coders.Coder) WindowedValues.getFullCoder(
                             out.getCoder(), TranslationContext.windowCoder(out))))
                     .rdd(),

@@ -1,0 +1,135 @@
+package dev.weir.translation.streaming;
+
+import dev.weir.translation.TranslationContext;
+import java.util.Arrays;
+import java.util.Map;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.util.CoderUtils;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.spark.Partitioner;
+import org.apache.spark.api.java.JavaPairRDD;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.function.Function;
+import org.apache.spark.api.java.function.PairFunction;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.storage.StorageLevel;
+import org.joda.time.Instant;
+import scala.Tuple2;
+
+/**
+ * The shuffle in front of a streaming step with keyed state: every epoch a key lands in the same
+ * partition (its Beam encoding's hash modulo a partition count fixed for the run), where its state
+ * waits; and the one Spark job that runs such a step, once.
+ */
+final class KeyedShuffle {
+  private KeyedShuffle() {}
+
+  /** (partition, (key bytes, element bytes)), partitioned by the first; the key is dropped from the element unless {@code withKey}. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  static JavaPairRDD<Integer, Tuple2<byte[], byte[]>> byKey(
+      Dataset<? extends WindowedValue<? extends KV<?, ?>>> input,
+      Coder<Object> keyCoder,
+      Coder<WindowedValue<Object>> elementCoder,
+      boolean withKey,
+      int partitions) {
+    return ((JavaRDD<WindowedValue<KV<Object, Object>>>) (JavaRDD) input.toJavaRDD())
+        .mapToPair(new ByKey(keyCoder, elementCoder, withKey, partitions))
+        .partitionBy(new ByPartitionIndex(partitions));
+  }
+
+  /**
+   * Runs {@code result} in one Spark job, keeping it for the epoch: computing it changes state,
+   * so it must be computed exactly once. Returns the current step's output watermark: its input
+   * watermark held back by the earliest hold any partition reported.
+   */
+  static Instant runOnce(TranslationContext context, JavaRDD<byte[]> result, PartitionReports<Long> holds, int partitions) {
+    StreamingRun run = context.streaming();
+    result.persist(StorageLevel.MEMORY_AND_DISK());
+    run.unpersistAtEpochEnd(result);
+    context.session().sparkContext().setJobDescription(context.stepName());
+    if (result.count() > 0) {
+      run.noteActivity();
+    }
+    Map<Integer, Long> reported = holds.value();
+    if (reported.size() != partitions) {
+      throw new IllegalStateException(
+          "Step '" + context.stepName() + "': " + reported.size() + " of " + partitions + " partitions reported");
+    }
+    Instant out = run.inputWatermark();
+    for (long hold : reported.values()) {
+      if (hold < out.getMillis()) {
+        out = new Instant(hold);
+      }
+    }
+    return out;
+  }
+
+  private static final class ByKey
+      implements PairFunction<WindowedValue<KV<Object, Object>>, Integer, Tuple2<byte[], byte[]>> {
+    private final Coder<Object> keyCoder;
+    private final Coder<WindowedValue<Object>> elementCoder;
+    private final boolean withKey;
+    private final int partitions;
+
+    ByKey(Coder<Object> keyCoder, Coder<WindowedValue<Object>> elementCoder, boolean withKey, int partitions) {
+      this.keyCoder = keyCoder;
+      this.elementCoder = elementCoder;
+      this.withKey = withKey;
+      this.partitions = partitions;
+    }
+
+    @Override
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public Tuple2<Integer, Tuple2<byte[], byte[]>> call(WindowedValue<KV<Object, Object>> e) throws Exception {
+      byte[] key = CoderUtils.encodeToByteArray(keyCoder, e.getValue().getKey());
+      WindowedValue<Object> element = withKey ? (WindowedValue) e : e.withValue(e.getValue().getValue());
+      return new Tuple2<>(
+          Math.floorMod(Arrays.hashCode(key), partitions),
+          new Tuple2<>(key, CoderUtils.encodeToByteArray(elementCoder, element)));
+    }
+  }
+
+  /** The partition is computed with the key, from its Beam encoding; this only reads it. */
+  private static final class ByPartitionIndex extends Partitioner {
+    private final int partitions;
+
+    ByPartitionIndex(int partitions) {
+      this.partitions = partitions;
+    }
+
+    @Override
+    public int numPartitions() {
+      return partitions;
+    }
+
+    @Override
+    public int getPartition(Object key) {
+      return (Integer) key;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof ByPartitionIndex && ((ByPartitionIndex) o).partitions == partitions;
+    }
+
+    @Override
+    public int hashCode() {
+      return partitions;
+    }
+  }
+
+  /** Beam-encoded bytes back to elements. */
+  static final class Decode<T> implements Function<byte[], T> {
+    private final Coder<T> coder;
+
+    Decode(Coder<T> coder) {
+      this.coder = coder;
+    }
+
+    @Override
+    public T call(byte[] bytes) throws Exception {
+      return CoderUtils.decodeFromByteArray(coder, bytes);
+    }
+  }
+}

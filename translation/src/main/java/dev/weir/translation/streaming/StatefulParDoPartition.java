@@ -1,0 +1,275 @@
+package dev.weir.translation.streaming;
+
+import dev.weir.translation.TimePolicies;
+import dev.weir.translation.batch.DoFnBundle;
+import dev.weir.translation.batch.DoFnSpec;
+import java.io.Serializable;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import org.apache.beam.runners.core.DoFnRunner;
+import org.apache.beam.runners.core.DoFnRunners;
+import org.apache.beam.runners.core.StateInternals;
+import org.apache.beam.runners.core.StateNamespaces;
+import org.apache.beam.runners.core.StatefulDoFnRunner;
+import org.apache.beam.runners.core.StepContext;
+import org.apache.beam.runners.core.TimerInternals;
+import org.apache.beam.runners.core.TimerInternals.TimerData;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.state.TimeDomain;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.util.CoderUtils;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.beam.sdk.values.WindowingStrategy;
+import org.apache.spark.api.java.function.Function2;
+import org.joda.time.Instant;
+import scala.Tuple2;
+
+/**
+ * One partition of a streaming stateful ParDo in one epoch, as one Beam bundle. Each key's state
+ * and timers live in {@link KeyedStateStore} across epochs. The epoch's elements are processed
+ * first, at the previous input watermark (runners-core's {@link StatefulDoFnRunner} drops those
+ * of expired windows); then every key moves to the new input watermark and processing time, and
+ * due timers fire in time order, also those set while firing; window expiry clears state (with
+ * {@code @OnWindowExpiration}). The partition reports its earliest hold: the pending timers'
+ * output timestamps.
+ */
+final class StatefulParDoPartition
+    implements Function2<Integer, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>>, Iterator<byte[]>> {
+
+  /** Everything a partition needs, fixed for the epoch. */
+  static final class Spec implements Serializable {
+    DoFnSpec dofn;
+    String runId;
+    long epoch;
+    Coder<Object> keyCoder;
+    Coder<WindowedValue<Object>> elementCoder;
+    Coder<WindowedValue<Object>> outputCoder;
+    TimePolicies policies;
+    Instant inputBefore;
+    Instant inputNow;
+    Instant processingTime;
+    PartitionReports<Long> holds;
+  }
+
+  private final Spec plan;
+
+  StatefulParDoPartition(Spec plan) {
+    this.plan = plan;
+  }
+
+  @Override
+  public Iterator<byte[]> call(Integer partition, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input) {
+    KeyedStateStore.Partition state =
+        KeyedStateStore.open(plan.runId, plan.dofn.stepName, partition, plan.epoch);
+    Epoch bundle = new Epoch(partition, state, input);
+    return new Iterator<>() {
+      @Override
+      public boolean hasNext() {
+        return bundle.hasNext();
+      }
+
+      @Override
+      public byte[] next() {
+        try {
+          return CoderUtils.encodeToByteArray(plan.outputCoder, bundle.next());
+        } catch (Exception e) {
+          throw new IllegalStateException("Step '" + plan.dofn.stepName + "': could not encode an output", e);
+        }
+      }
+    };
+  }
+
+  private final class Epoch extends DoFnBundle {
+    private final int partition;
+    private final KeyedStateStore.Partition state;
+    private final Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input;
+    private final DoFnRunner<Object, Object> bundleRunner;
+    private final Map<ByteBuffer, Key> keys = new HashMap<>();
+    private Iterator<Map.Entry<ByteBuffer, KeyedStateStore.KeyState>> advancing;
+    private long earliest = BoundedWindow.TIMESTAMP_MAX_VALUE.getMillis();
+
+    Epoch(int partition, KeyedStateStore.Partition state, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input) {
+      super(plan.dofn);
+      this.partition = partition;
+      this.state = state;
+      this.input = input;
+      this.bundleRunner = simpleRunner(new KeyContext(null, null));
+      startBundle(bundleRunner);
+    }
+
+    @Override
+    protected boolean processNext() throws Exception {
+      if (input.hasNext()) {
+        Tuple2<byte[], byte[]> element = input.next()._2();
+        WindowedValue<Object> value = CoderUtils.decodeFromByteArray(plan.elementCoder, element._2());
+        key(ByteBuffer.wrap(element._1()), value).runner.processElement(value);
+        return true;
+      }
+      if (advancing == null) {
+        advancing = state.keys.entrySet().iterator();
+      }
+      if (!advancing.hasNext()) {
+        return false;
+      }
+      Map.Entry<ByteBuffer, KeyedStateStore.KeyState> entry = advancing.next();
+      KeyedStateStore.KeyState keyState = entry.getValue();
+      advance(entry.getKey(), keyState);
+      keyState.state.compact();
+      if (keyState.isEmpty(true)) {
+        advancing.remove();
+        return true;
+      }
+      keyState.hold = keyState.earliestHold();
+      if (keyState.hold != null) {
+        earliest = Math.min(earliest, keyState.hold.getMillis());
+      }
+      return true;
+    }
+
+    @Override
+    protected void finishInput() throws Exception {
+      bundleRunner.finishBundle();
+      KeyedStateStore.commit(state, plan.epoch);
+      plan.holds.add(new Tuple2<>(partition, earliest));
+    }
+
+    /** The key's runner for this epoch, its state created at the previous watermark if new. */
+    private Key key(ByteBuffer bytes, WindowedValue<Object> element) throws Exception {
+      Key key = keys.get(bytes);
+      if (key == null) {
+        KeyedStateStore.KeyState keyState = state.keys.get(bytes);
+        if (keyState == null) {
+          keyState = new KeyedStateStore.KeyState(((KV<?, ?>) element.getValue()).getKey());
+          keyState.timers.advanceInputWatermark(plan.inputBefore);
+          state.keys.put(bytes, keyState);
+        }
+        advanceClock(keyState, plan.processingTime);
+        key = new Key(keyState);
+        keys.put(bytes, key);
+      }
+      return key;
+    }
+
+    /** Moves one key to the new watermark and clock and fires its due timers in time order. */
+    private void advance(ByteBuffer bytes, KeyedStateStore.KeyState keyState) throws Exception {
+      boolean processingTime = plan.policies.processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW;
+      boolean endOfInput = !plan.inputNow.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE);
+      Key key = keys.get(bytes);
+      TrackedTimerInternals timers = keyState.trackedTimers();
+      if (processingTime) {
+        advanceClock(keyState, plan.processingTime);
+        fireDue(keyState, key, timers, TimeDomain.PROCESSING_TIME);
+        fireDue(keyState, key, timers, TimeDomain.SYNCHRONIZED_PROCESSING_TIME);
+      }
+      keyState.timers.advanceInputWatermark(plan.inputNow);
+      key = fireDue(keyState, key, timers, TimeDomain.EVENT_TIME);
+      if (processingTime
+          && endOfInput
+          && plan.policies.processingTimeEndOfInput() == TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE) {
+        // The end of input: pending processing-time timers fire once; those they set are dropped.
+        advanceClock(keyState, BoundedWindow.TIMESTAMP_MAX_VALUE);
+        java.util.List<TimerData> last = new java.util.ArrayList<>();
+        for (TimerData t = timers.removeNext(TimeDomain.PROCESSING_TIME); t != null; t = timers.removeNext(TimeDomain.PROCESSING_TIME)) {
+          last.add(t);
+        }
+        for (TimerData t : last) {
+          key = key != null ? key : new Key(keyState);
+          key.fire(t);
+        }
+        keyState.pendingTimers.values().removeIf(t -> t.getDomain() != TimeDomain.EVENT_TIME);
+        while (keyState.timers.removeNextProcessingTimer() != null) {}
+      }
+    }
+
+    private Key fireDue(KeyedStateStore.KeyState keyState, Key key, TrackedTimerInternals timers, TimeDomain domain)
+        throws Exception {
+      for (TimerData t = timers.removeNext(domain); t != null; t = timers.removeNext(domain)) {
+        key = key != null ? key : new Key(keyState);
+        key.fire(t);
+      }
+      return key;
+    }
+
+    /** One key's runner in this epoch. */
+    private final class Key {
+      final KeyedStateStore.KeyState keyState;
+      final DoFnRunner<Object, Object> runner;
+
+      @SuppressWarnings({"unchecked", "rawtypes"})
+      Key(KeyedStateStore.KeyState keyState) {
+        this.keyState = keyState;
+        TimerInternals timers = keyState.trackedTimers();
+        KeyContext context = new KeyContext(keyState.state, timers);
+        WindowingStrategy<?, BoundedWindow> strategy = (WindowingStrategy<?, BoundedWindow>) plan.dofn.windowingStrategy;
+        Coder<BoundedWindow> windowCoder = (Coder<BoundedWindow>) strategy.getWindowFn().windowCoder();
+        this.runner =
+            DoFnRunners.defaultStatefulDoFnRunner(
+                fn,
+                plan.dofn.inputCoder,
+                simpleRunner(context),
+                context,
+                strategy,
+                new StatefulDoFnRunner.TimeInternalsCleanupTimer<>(timers, strategy),
+                new StatefulDoFnRunner.StateInternalsStateCleaner<>(fn, keyState.state, windowCoder),
+                false);
+      }
+
+      void fire(TimerData timer) {
+        BoundedWindow window = ((StateNamespaces.WindowNamespace<?>) timer.getNamespace()).getWindow();
+        runner.onTimer(
+            timer.getTimerId(),
+            timer.getTimerFamilyId(),
+            keyState.state.getKey(),
+            window,
+            timer.getTimestamp(),
+            timer.getOutputTimestamp(),
+            timer.getDomain(),
+            timer.causedByDrain());
+      }
+    }
+
+    private final class KeyContext implements StepContext {
+      private final StateInternals state;
+      private final TimerInternals timers;
+
+      KeyContext(StateInternals state, TimerInternals timers) {
+        this.state = state;
+        this.timers = timers;
+      }
+
+      @Override
+      public StateInternals stateInternals() {
+        if (state == null) {
+          throw new UnsupportedOperationException("No key in @StartBundle or @FinishBundle of " + plan.dofn.stepName);
+        }
+        return state;
+      }
+
+      @Override
+      public TimerInternals timerInternals() {
+        if (timers == null) {
+          throw new UnsupportedOperationException("No key in @StartBundle or @FinishBundle of " + plan.dofn.stepName);
+        }
+        return timers;
+      }
+
+      @Override
+      public DoFn.BundleFinalizer bundleFinalizer() {
+        return Epoch.this.bundleFinalizer();
+      }
+    }
+  }
+
+  private static void advanceClock(KeyedStateStore.KeyState key, Instant clock) throws Exception {
+    if (clock.isAfter(key.timers.currentProcessingTime())) {
+      key.timers.advanceProcessingTime(clock);
+    }
+    if (clock.isAfter(key.timers.currentSynchronizedProcessingTime())) {
+      key.timers.advanceSynchronizedProcessingTime(clock);
+    }
+  }
+}
