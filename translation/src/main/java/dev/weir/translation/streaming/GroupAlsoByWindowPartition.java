@@ -136,9 +136,11 @@ final class GroupAlsoByWindowPartition
   }
 
   /**
-   * Moves one key to the epoch's input watermark and processing time, firing what falls due,
-   * including timers that firing sets. At the end of input, pending processing-time timers fire
-   * once or are dropped, as {@code --processingTimeEndOfInput} says.
+   * Moves one key to the epoch's processing time and input watermark, firing what falls due,
+   * including timers that firing sets. Processing time goes first, as in batch: at the end of
+   * input, pending processing-time timers fire once (or are dropped, as {@code
+   * --processingTimeEndOfInput} says) before the watermark closes the windows, so their panes
+   * stay early ones.
    */
   private void advance(
       KeyedStateStore.KeyState key,
@@ -147,19 +149,41 @@ final class GroupAlsoByWindowPartition
       throws Exception {
     boolean processingTime = spec.policies.processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW;
     boolean endOfInput = !spec.inputNow.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE);
+    Runner runner = new Runner(key, trigger, out);
     if (processingTime) {
-      advanceClock(
-          key,
-          endOfInput && spec.policies.processingTimeEndOfInput() == TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE
-              ? BoundedWindow.TIMESTAMP_MAX_VALUE
-              : spec.processingTime);
+      advanceClock(key, spec.processingTime);
+      runner.fireWhileDue(false, true);
+      if (endOfInput && spec.policies.processingTimeEndOfInput() == TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE) {
+        advanceClock(key, BoundedWindow.TIMESTAMP_MAX_VALUE);
+        runner.fireOnce(runner.due(false, true));
+      }
     }
     key.timers.advanceInputWatermark(spec.inputNow);
-    ReduceFnRunner<Object, Object, Iterable<Object>, BoundedWindow> runner = null;
-    while (true) {
+    runner.fireWhileDue(true, processingTime && !endOfInput);
+  }
+
+  /** A key's ReduceFnRunner, made when the first timer falls due. */
+  private final class Runner {
+    private final KeyedStateStore.KeyState key;
+    private final ExecutableTriggerStateMachine trigger;
+    private final List<WindowedValue<KV<Object, Iterable<Object>>>> out;
+    private ReduceFnRunner<Object, Object, Iterable<Object>, BoundedWindow> runner;
+
+    Runner(
+        KeyedStateStore.KeyState key,
+        ExecutableTriggerStateMachine trigger,
+        List<WindowedValue<KV<Object, Iterable<Object>>>> out) {
+      this.key = key;
+      this.trigger = trigger;
+      this.out = out;
+    }
+
+    List<TimerData> due(boolean eventTime, boolean processingTime) {
       List<TimerData> due = new ArrayList<>();
-      for (TimerData t = key.timers.removeNextEventTimer(); t != null; t = key.timers.removeNextEventTimer()) {
-        due.add(t);
+      if (eventTime) {
+        for (TimerData t = key.timers.removeNextEventTimer(); t != null; t = key.timers.removeNextEventTimer()) {
+          due.add(t);
+        }
       }
       if (processingTime) {
         for (TimerData t = key.timers.removeNextProcessingTimer(); t != null; t = key.timers.removeNextProcessingTimer()) {
@@ -171,14 +195,24 @@ final class GroupAlsoByWindowPartition
           due.add(t);
         }
       }
+      return due;
+    }
+
+    void fireOnce(List<TimerData> due) throws Exception {
       if (due.isEmpty()) {
-        break;
+        return;
       }
       if (runner == null) {
-        runner = runner(key, trigger, out);
+        runner = GroupAlsoByWindowPartition.this.runner(key, trigger, out);
       }
       runner.onTimers(due);
       runner.persist();
+    }
+
+    void fireWhileDue(boolean eventTime, boolean processingTime) throws Exception {
+      for (List<TimerData> due = due(eventTime, processingTime); !due.isEmpty(); due = due(eventTime, processingTime)) {
+        fireOnce(due);
+      }
     }
   }
 

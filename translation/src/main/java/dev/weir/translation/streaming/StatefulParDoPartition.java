@@ -162,27 +162,27 @@ final class StatefulParDoPartition
       TrackedTimerInternals timers = keyState.trackedTimers();
       if (processingTime) {
         advanceClock(keyState, plan.processingTime);
-        fireDue(keyState, key, timers, TimeDomain.PROCESSING_TIME);
-        fireDue(keyState, key, timers, TimeDomain.SYNCHRONIZED_PROCESSING_TIME);
+        key = fireDue(keyState, key, timers, TimeDomain.PROCESSING_TIME);
+        key = fireDue(keyState, key, timers, TimeDomain.SYNCHRONIZED_PROCESSING_TIME);
+        if (endOfInput
+            && plan.policies.processingTimeEndOfInput() == TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE) {
+          // The end of input, as in batch: pending processing-time timers fire once, before the
+          // watermark jumps; those they set are dropped.
+          advanceClock(keyState, BoundedWindow.TIMESTAMP_MAX_VALUE);
+          java.util.List<TimerData> last = new java.util.ArrayList<>();
+          for (TimerData t = timers.removeNext(TimeDomain.PROCESSING_TIME); t != null; t = timers.removeNext(TimeDomain.PROCESSING_TIME)) {
+            last.add(t);
+          }
+          for (TimerData t : last) {
+            key = key != null ? key : new Key(keyState);
+            key.fire(t);
+          }
+          keyState.pendingTimers.values().removeIf(t -> t.getDomain() != TimeDomain.EVENT_TIME);
+          while (keyState.timers.removeNextProcessingTimer() != null) {}
+        }
       }
       keyState.timers.advanceInputWatermark(plan.inputNow);
-      key = fireDue(keyState, key, timers, TimeDomain.EVENT_TIME);
-      if (processingTime
-          && endOfInput
-          && plan.policies.processingTimeEndOfInput() == TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE) {
-        // The end of input: pending processing-time timers fire once; those they set are dropped.
-        advanceClock(keyState, BoundedWindow.TIMESTAMP_MAX_VALUE);
-        java.util.List<TimerData> last = new java.util.ArrayList<>();
-        for (TimerData t = timers.removeNext(TimeDomain.PROCESSING_TIME); t != null; t = timers.removeNext(TimeDomain.PROCESSING_TIME)) {
-          last.add(t);
-        }
-        for (TimerData t : last) {
-          key = key != null ? key : new Key(keyState);
-          key.fire(t);
-        }
-        keyState.pendingTimers.values().removeIf(t -> t.getDomain() != TimeDomain.EVENT_TIME);
-        while (keyState.timers.removeNextProcessingTimer() != null) {}
-      }
+      fireDue(keyState, key, timers, TimeDomain.EVENT_TIME);
     }
 
     private Key fireDue(KeyedStateStore.KeyState keyState, Key key, TrackedTimerInternals timers, TimeDomain domain)
