@@ -12,8 +12,7 @@ mkdir -p "$out"
 mvn -B -ntp -q -pl nexmark exec:exec \
   -Dnexmark.args="--runner=WeirRunner --suite=SMOKE --processingTimeTimers=ALLOW --processingTimeEndOfInput=FIRE_AND_QUIESCE"
 mvn -B -ntp -q -pl nexmark exec:exec -Dnexmark.args="--runner=DirectRunner --suite=SMOKE"
-# Streaming: the unbounded source. WeirRunner refuses query 3 (state and timers in streaming are
-# not supported yet) and says so in its table. The DirectRunner takes about ten minutes for
+# Streaming: the unbounded source. The DirectRunner takes about ten minutes for
 # query 7 (a side input per window) and one for query 10 in streaming, so those two run on
 # WeirRunner only here.
 mvn -B -ntp -q -pl nexmark exec:exec -Dnexmark.args="--runner=WeirRunner --suite=SMOKE --mode=STREAMING"

@@ -20,6 +20,7 @@ import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.metrics.MetricResults;
 import org.apache.beam.sdk.util.UserCodeException;
 import org.apache.spark.SparkContext;
+import org.apache.spark.SparkExecutorInfo;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 import org.slf4j.Logger;
@@ -105,6 +106,7 @@ public final class WeirPipelineResult implements PipelineResult {
                     });
               } catch (Throwable t) {
                 failure = t;
+                awaitKilledTasks(sparkContext);
               } finally {
                 sparkContext.clearJobGroup();
                 // The last push happens before waitUntilFinish can return, and stops the pusher.
@@ -121,6 +123,31 @@ public final class WeirPipelineResult implements PipelineResult {
               }
             },
             jobGroup);
+  }
+
+  /**
+   * After a failed job Spark kills its remaining tasks, but they stop on their own threads a
+   * little later: user code (a DoFn's teardown, say) may still run. A failed pipeline reports
+   * its failure only once they are gone, or after 30 s, so that nothing of it runs afterwards.
+   */
+  private static void awaitKilledTasks(SparkContext sparkContext) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (System.nanoTime() < deadline) {
+      int running = 0;
+      for (SparkExecutorInfo executor : sparkContext.statusTracker().getExecutorInfos()) {
+        running += executor.numRunningTasks();
+      }
+      if (running == 0) {
+        return;
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+    LOG.warn("Tasks of a failed pipeline were still running after 30 s");
   }
 
   void start() {

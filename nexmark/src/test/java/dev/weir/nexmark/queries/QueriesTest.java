@@ -21,17 +21,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 class QueriesTest {
   private static final int EVENTS = 10_000;
 
-  /**
-   * Batch and streaming (the unbounded source) on both runners, except query 3 in streaming on
-   * WeirRunner, which does not support state and timers in streaming yet.
-   */
+  /** Batch and streaming (the unbounded source) on both runners. */
   static Stream<Arguments> queriesAndRunners() {
     return Queries.all().stream()
         .flatMap(q -> Stream.of(
             Arguments.of(q, "DirectRunner", false), Arguments.of(q, "WeirRunner", false),
-            Arguments.of(q, "DirectRunner", true), Arguments.of(q, "WeirRunner", true)))
-        .filter(a -> !(((NexmarkQuery<?>) a.get()[0]).number() == 3 && a.get()[1].equals("WeirRunner")
-            && (Boolean) a.get()[2]));
+            Arguments.of(q, "DirectRunner", true), Arguments.of(q, "WeirRunner", true)));
   }
 
   @ParameterizedTest(name = "query {0} on {1}, streaming {2}")
