@@ -124,4 +124,13 @@ public interface WeirPipelineOptions extends PipelineOptions, StreamingOptions, 
   long getEpochIdleWaitMillis();
 
   void setEpochIdleWaitMillis(long value);
+
+  @Description(
+      "Streaming: milliseconds of processing time after which an unbounded source split that read "
+          + "nothing counts as idle and stops holding its source's watermark back, until it reads "
+          + "again; 0 (the default) never.")
+  @Default.Long(0)
+  long getIdleTimeoutMillis();
+
+  void setIdleTimeoutMillis(long value);
 }

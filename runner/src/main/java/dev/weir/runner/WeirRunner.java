@@ -82,7 +82,10 @@ public final class WeirRunner extends PipelineRunner<PipelineResult> {
     StreamingSettings settings =
         streaming
             ? new StreamingSettings(
-                options.getEpochMaxRecords(), options.getEpochMaxReadTimeMillis(), options.getEpochIdleWaitMillis())
+                options.getEpochMaxRecords(),
+                options.getEpochMaxReadTimeMillis(),
+                options.getEpochIdleWaitMillis(),
+                options.getIdleTimeoutMillis())
             : null;
 
     SparkSession session = SparkSessions.getOrCreate(options);

@@ -201,6 +201,56 @@ class StreamingTest {
     assertThat(counter(result, "total"), equalTo(seen(result)));
   }
 
+  static final class CountWindowsFn extends DoFn<Long, Long> {
+    private final Counter windows = Metrics.counter(StreamingTest.class, "windows");
+
+    @ProcessElement
+    public void process(@Element Long count) {
+      windows.inc();
+    }
+  }
+
+  private static PipelineResult windowsOverOneIdleSplit(String idleTimeout) {
+    Pipeline p =
+        Pipelines.create("--blockOnRun=false", "--epochMaxRecords=20", "--epochIdleWaitMillis=10", idleTimeout);
+    p.apply(Read.from(new OneIdleSplitSource()))
+        .apply(ParDo.of(new CountFn()))
+        .apply(Window.into(FixedWindows.of(Duration.standardSeconds(1))))
+        .apply(Combine.globally(Count.<Long>combineFn()).withoutDefaults())
+        .apply(ParDo.of(new CountWindowsFn()));
+    return p.run();
+  }
+
+  /** With one split quiet for longer than --idleTimeoutMillis, the busy split's windows fire. */
+  @Test
+  void anIdleSplitDoesNotHoldBackTheBusyOnesWindows() throws Exception {
+    PipelineResult result = windowsOverOneIdleSplit("--idleTimeoutMillis=300");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (counter(result, "windows") < 3 && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    long windows = counter(result, "windows");
+    result.cancel();
+    result.waitUntilFinish(Duration.standardSeconds(60));
+    assertThat(windows, greaterThan(2L));
+  }
+
+  /** The same without idleness: the quiet split holds the watermark, and no window fires. */
+  @Test
+  void withoutIdlenessAQuietSplitHoldsEveryWindow() throws Exception {
+    PipelineResult result = windowsOverOneIdleSplit("--idleTimeoutMillis=0");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    // 400 records span 40 windows of the busy split.
+    while (seen(result) < 400 && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertThat(seen(result), greaterThan(399L));
+    long windows = counter(result, "windows");
+    result.cancel();
+    result.waitUntilFinish(Duration.standardSeconds(60));
+    assertThat(windows, equalTo(0L));
+  }
+
   private static long seen(PipelineResult result) {
     return counter(result, "seen");
   }

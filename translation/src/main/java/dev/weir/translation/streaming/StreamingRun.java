@@ -26,6 +26,7 @@ import org.joda.time.Instant;
  * <p>Watermarks follow Beam's model, per step: the input watermark of a step is the minimum
  * output watermark of the steps producing its main inputs; a step's output watermark is its
  * input watermark unless it reports an earlier one (a grouping's holds) or its own (a source).
+ * Idle producers (see {@link OperatorWatermarks#idle}) leave the minimum.
  * Steps run in topological order within an epoch, so a step sees the watermarks its producers
  * reached in the same epoch. It receives the epoch's elements at its previous input watermark
  * ({@link #inputWatermarkBefore}) and only then advances to the new one ({@link
@@ -52,6 +53,7 @@ public final class StreamingRun {
   private Instant inputBefore = BoundedWindow.TIMESTAMP_MIN_VALUE;
   private Instant inputNow = BoundedWindow.TIMESTAMP_MIN_VALUE;
   private @Nullable Instant reported;
+  private boolean reportedIdle;
 
   /**
    * @param producers for each step in topological order, the steps producing its main inputs
@@ -132,6 +134,11 @@ public final class StreamingRun {
     reported = watermark;
   }
 
+  /** Says that the current step, a source, is idle: every split of it has gone quiet. */
+  public void reportIdle() {
+    reportedIdle = true;
+  }
+
   /** Says that this epoch did something (read data, emitted output), so the next starts at once. */
   public void noteActivity() {
     active = true;
@@ -208,13 +215,19 @@ public final class StreamingRun {
   public void beginStep(String name) {
     step = name;
     reported = null;
+    reportedIdle = false;
     inputBefore = watermarks.get(name).input();
-    Instant in = BoundedWindow.TIMESTAMP_MAX_VALUE;
+    // Idle producers leave the minimum; when all are idle, so is this step, and it keeps its
+    // input watermark where it was.
+    Instant in = null;
     for (String producer : producers.get(name)) {
-      Instant out = watermarks.get(producer).output();
-      if (out.isBefore(in)) {
-        in = out;
+      OperatorWatermarks upstream = watermarks.get(producer);
+      if (!upstream.idle() && (in == null || upstream.output().isBefore(in))) {
+        in = upstream.output();
       }
+    }
+    if (in == null) {
+      in = producers.get(name).isEmpty() ? BoundedWindow.TIMESTAMP_MAX_VALUE : inputBefore;
     }
     inputNow = max(inputBefore, in);
   }
@@ -223,7 +236,9 @@ public final class StreamingRun {
   public boolean endStep() {
     OperatorWatermarks before = watermarks.get(step);
     Instant out = max(before.output(), reported != null ? reported : inputNow);
-    OperatorWatermarks after = new OperatorWatermarks(inputNow, out);
+    List<String> upstream = producers.get(step);
+    boolean idle = upstream.isEmpty() ? reportedIdle : upstream.stream().allMatch(p -> watermarks.get(p).idle());
+    OperatorWatermarks after = new OperatorWatermarks(inputNow, out, idle);
     watermarks.put(step, after);
     step = null;
     return !after.equals(before);

@@ -25,7 +25,8 @@ import scala.Tuple2;
  * back to). The source is split once, on the driver, into about one split per core; every epoch
  * each split is a Spark task that resumes from its last checkpoint mark, reads a bounded slice
  * ({@link UnboundedSplitReader}) and reports its new mark and watermark. The source's watermark
- * is the minimum over its splits; a split whose watermark reaches the end of time is done.
+ * is the minimum over its splits; a split whose watermark reaches the end of time is done, and
+ * one that read nothing for {@code --idleTimeoutMillis} is idle and leaves the minimum.
  * Marks are finalized once the epoch's jobs have run.
  */
 public final class UnboundedReadTranslator<T> implements TransformTranslator<PTransform<?, ?>> {
@@ -35,6 +36,8 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
     List<UnboundedSource<Object, ?>> sources;
     byte[][] marks;
     Instant[] watermarks;
+    /** Processing time of each split's last record (or of the first epoch). */
+    long[] lastData;
   }
 
   @SuppressWarnings("unchecked")
@@ -67,6 +70,8 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
       splits.marks = new byte[splits.sources.size()][];
       splits.watermarks = new Instant[splits.sources.size()];
       java.util.Arrays.fill(splits.watermarks, BoundedWindow.TIMESTAMP_MIN_VALUE);
+      splits.lastData = new long[splits.sources.size()];
+      java.util.Arrays.fill(splits.lastData, run.processingTime().getMillis());
     }
 
     if (run.draining()) {
@@ -99,7 +104,6 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
       run.noteActivity();
     }
 
-    Instant watermark = BoundedWindow.TIMESTAMP_MAX_VALUE;
     List<Tuple2<UnboundedSource<Object, ?>, byte[]>> toFinalize = new ArrayList<>();
     for (Map.Entry<Integer, UnboundedSplitReader.Report> r : reports.value().entrySet()) {
       int split = r.getKey();
@@ -108,12 +112,29 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
       if (wm.isAfter(splits.watermarks[split])) {
         splits.watermarks[split] = wm;
       }
+      if (r.getValue().records() > 0) {
+        splits.lastData[split] = run.processingTime().getMillis();
+      }
       toFinalize.add(new Tuple2<>(splits.sources.get(split), r.getValue().mark()));
     }
-    for (Instant wm : splits.watermarks) {
-      if (wm.isBefore(watermark)) {
-        watermark = wm;
+    // The source's watermark: the least of its active splits'. A split that read nothing for
+    // --idleTimeoutMillis is idle and leaves the minimum until it reads again; if every split
+    // still running is idle, the source is idle and its watermark stays where it was.
+    long idleTimeout = run.settings().idleTimeoutMillis();
+    Instant watermark = null;
+    boolean running = false;
+    for (int i = 0; i < splits.watermarks.length; i++) {
+      boolean done = !splits.watermarks[i].isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE);
+      running |= !done;
+      boolean idle = !done && idleTimeout > 0 && run.processingTime().getMillis() - splits.lastData[i] >= idleTimeout;
+      if (!idle && (watermark == null || splits.watermarks[i].isBefore(watermark))) {
+        watermark = splits.watermarks[i];
       }
+    }
+    if (watermark == null || (running && !watermark.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE))) {
+      // Only idle splits run (the others are done): nothing moves the watermark now.
+      run.reportIdle();
+      watermark = run.outputWatermarkBefore();
     }
     run.reportOutputWatermark(watermark);
     run.atEpochEnd(() -> finalizeMarks(context.stepName(), toFinalize));

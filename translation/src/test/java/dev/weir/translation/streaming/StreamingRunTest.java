@@ -124,4 +124,40 @@ class StreamingRunTest {
     run.endEpoch(true);
     assertThat(finalized[0], equalTo(1));
   }
+
+  @Test
+  void anIdleProducerLeavesTheMinimumAndAllIdleMakesAStepIdle() {
+    StreamingRun run = run();
+    run.beginEpoch(false);
+    source(run, "fast", t(10));
+    run.beginStep("slow");
+    run.reportOutputWatermark(t(2));
+    run.reportIdle();
+    run.endStep();
+    run.beginStep("map");
+    run.endStep();
+    run.beginStep("group");
+    assertThat("the idle source does not hold the group back", run.inputWatermark(), equalTo(t(10)));
+    run.endStep();
+    run.endEpoch(true);
+    assertThat(run.watermarks().get("slow").idle(), is(true));
+    assertThat(run.watermarks().get("group").idle(), is(false));
+
+    run.beginEpoch(false);
+    run.beginStep("fast");
+    run.reportOutputWatermark(t(10));
+    run.reportIdle();
+    run.endStep();
+    run.beginStep("slow");
+    run.reportOutputWatermark(t(2));
+    run.reportIdle();
+    run.endStep();
+    run.beginStep("map");
+    run.endStep();
+    run.beginStep("group");
+    assertThat("all inputs idle: the input watermark stays", run.inputWatermark(), equalTo(t(10)));
+    run.endStep();
+    run.endEpoch(true);
+    assertThat(run.watermarks().get("group").idle(), is(true));
+  }
 }
