@@ -9,11 +9,7 @@ import org.apache.beam.runners.core.DoFnRunner;
 import org.apache.beam.runners.core.DoFnRunners;
 import org.apache.beam.runners.core.InMemoryStateInternals;
 import org.apache.beam.runners.core.InMemoryTimerInternals;
-import org.apache.beam.runners.core.StateInternals;
-import org.apache.beam.runners.core.StateNamespaces;
 import org.apache.beam.runners.core.StatefulDoFnRunner;
-import org.apache.beam.runners.core.StepContext;
-import org.apache.beam.runners.core.TimerInternals;
 import org.apache.beam.runners.core.TimerInternals.TimerData;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -61,7 +57,7 @@ final class StatefulDoFnFunction
     KeyedBundle(Iterator<Tuple2<byte[], WindowedValue<Object>>> input) {
       super(StatefulDoFnFunction.this.spec);
       this.input = input;
-      bundleRunner = simpleRunner(new KeyContext(null, null));
+      bundleRunner = simpleRunner(new KeyStepContext(spec.stepName, null, null, bundleFinalizer()));
       startBundle(bundleRunner);
     }
 
@@ -103,7 +99,7 @@ final class StatefulDoFnFunction
         // Processing-time timers are set relative to this clock, which starts at the wall clock.
         timers.advanceProcessingTime(Instant.now());
         InMemoryStateInternals<Object> state = InMemoryStateInternals.forKey(key);
-        KeyContext context = new KeyContext(state, timers);
+        KeyStepContext context = new KeyStepContext(spec.stepName, state, timers, bundleFinalizer());
         Coder<BoundedWindow> windowCoder =
             (Coder<BoundedWindow>) spec.windowingStrategy.getWindowFn().windowCoder();
         this.runner =
@@ -158,49 +154,10 @@ final class StatefulDoFnFunction
       }
 
       private void fire(TimerData timer) {
-        BoundedWindow window = ((StateNamespaces.WindowNamespace<?>) timer.getNamespace()).getWindow();
-        runner.onTimer(
-            timer.getTimerId(),
-            timer.getTimerFamilyId(),
-            key,
-            window,
-            timer.getTimestamp(),
-            timer.getOutputTimestamp(),
-            timer.getDomain(),
-            timer.causedByDrain());
+        KeyStepContext.fire(runner, key, timer);
       }
     }
 
-    private final class KeyContext implements StepContext {
-      private final StateInternals state;
-      private final TimerInternals timers;
-
-      KeyContext(StateInternals state, TimerInternals timers) {
-        this.state = state;
-        this.timers = timers;
-      }
-
-      @Override
-      public StateInternals stateInternals() {
-        if (state == null) {
-          throw new UnsupportedOperationException("No key in @StartBundle or @FinishBundle of " + spec.stepName);
-        }
-        return state;
-      }
-
-      @Override
-      public TimerInternals timerInternals() {
-        if (timers == null) {
-          throw new UnsupportedOperationException("No key in @StartBundle or @FinishBundle of " + spec.stepName);
-        }
-        return timers;
-      }
-
-      @Override
-      public DoFn.BundleFinalizer bundleFinalizer() {
-        return KeyedBundle.this.bundleFinalizer();
-      }
-    }
   }
 
   /** Which of a key's timers are due. */

@@ -86,7 +86,7 @@ final class GroupAlsoByWindowPartition
           key.timers.advanceInputWatermark(spec.inputBefore);
           state.keys.put(e.getKey(), key);
         }
-        advanceClock(key, spec.processingTime);
+        key.advanceClock(spec.processingTime);
         ReduceFnRunner<Object, Object, Iterable<Object>, BoundedWindow> runner = runner(key, trigger, out);
         runner.processElements(
             LateDataUtils.dropExpiredWindows(key.state.getKey(), e.getValue(), key.timers, spec.strategy, dropped));
@@ -151,10 +151,10 @@ final class GroupAlsoByWindowPartition
     boolean endOfInput = !spec.inputNow.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE);
     Runner runner = new Runner(key, trigger, out);
     if (processingTime) {
-      advanceClock(key, spec.processingTime);
+      key.advanceClock(spec.processingTime);
       runner.fireWhileDue(false, true);
       if (endOfInput && spec.policies.processingTimeEndOfInput() == TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE) {
-        advanceClock(key, BoundedWindow.TIMESTAMP_MAX_VALUE);
+        key.advanceClock(BoundedWindow.TIMESTAMP_MAX_VALUE);
         runner.fireOnce(runner.due(false, true));
       }
     }
@@ -213,16 +213,6 @@ final class GroupAlsoByWindowPartition
       for (List<TimerData> due = due(eventTime, processingTime); !due.isEmpty(); due = due(eventTime, processingTime)) {
         fireOnce(due);
       }
-    }
-  }
-
-  /** Processing time never goes back, also after the end of input moved it to the end of time. */
-  private static void advanceClock(KeyedStateStore.KeyState key, Instant clock) throws Exception {
-    if (clock.isAfter(key.timers.currentProcessingTime())) {
-      key.timers.advanceProcessingTime(clock);
-    }
-    if (clock.isAfter(key.timers.currentSynchronizedProcessingTime())) {
-      key.timers.advanceSynchronizedProcessingTime(clock);
     }
   }
 }

@@ -30,6 +30,19 @@ final class KeyedStateStore {
     final Map<String, TimerInternals.TimerData> pendingTimers = new HashMap<>();
     @Nullable Instant hold;
 
+    /**
+     * Moves the key's processing and synchronized processing time to {@code clock}; they never
+     * go back, also after the end of input moved them to the end of time.
+     */
+    void advanceClock(Instant clock) throws Exception {
+      if (clock.isAfter(timers.currentProcessingTime())) {
+        timers.advanceProcessingTime(clock);
+      }
+      if (clock.isAfter(timers.currentSynchronizedProcessingTime())) {
+        timers.advanceSynchronizedProcessingTime(clock);
+      }
+    }
+
     TrackedTimerInternals trackedTimers() {
       return new TrackedTimerInternals(timers, pendingTimers);
     }

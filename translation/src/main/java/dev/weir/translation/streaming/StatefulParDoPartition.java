@@ -3,22 +3,21 @@ package dev.weir.translation.streaming;
 import dev.weir.translation.TimePolicies;
 import dev.weir.translation.batch.DoFnBundle;
 import dev.weir.translation.batch.DoFnSpec;
+import dev.weir.translation.batch.KeyStepContext;
 import java.io.Serializable;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import org.apache.beam.runners.core.DoFnRunner;
 import org.apache.beam.runners.core.DoFnRunners;
-import org.apache.beam.runners.core.StateInternals;
-import org.apache.beam.runners.core.StateNamespaces;
 import org.apache.beam.runners.core.StatefulDoFnRunner;
-import org.apache.beam.runners.core.StepContext;
 import org.apache.beam.runners.core.TimerInternals;
 import org.apache.beam.runners.core.TimerInternals.TimerData;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.state.TimeDomain;
-import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.KV;
@@ -97,7 +96,7 @@ final class StatefulParDoPartition
       this.partition = partition;
       this.state = state;
       this.input = input;
-      this.bundleRunner = simpleRunner(new KeyContext(null, null));
+      this.bundleRunner = simpleRunner(new KeyStepContext(plan.dofn.stepName, null, null, bundleFinalizer()));
       startBundle(bundleRunner);
     }
 
@@ -147,7 +146,7 @@ final class StatefulParDoPartition
           keyState.timers.advanceInputWatermark(plan.inputBefore);
           state.keys.put(bytes, keyState);
         }
-        advanceClock(keyState, plan.processingTime);
+        keyState.advanceClock(plan.processingTime);
         key = new Key(keyState);
         keys.put(bytes, key);
       }
@@ -161,15 +160,15 @@ final class StatefulParDoPartition
       Key key = keys.get(bytes);
       TrackedTimerInternals timers = keyState.trackedTimers();
       if (processingTime) {
-        advanceClock(keyState, plan.processingTime);
+        keyState.advanceClock(plan.processingTime);
         key = fireDue(keyState, key, timers, TimeDomain.PROCESSING_TIME);
         key = fireDue(keyState, key, timers, TimeDomain.SYNCHRONIZED_PROCESSING_TIME);
         if (endOfInput
             && plan.policies.processingTimeEndOfInput() == TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE) {
           // The end of input, as in batch: pending processing-time timers fire once, before the
           // watermark jumps; those they set are dropped.
-          advanceClock(keyState, BoundedWindow.TIMESTAMP_MAX_VALUE);
-          java.util.List<TimerData> last = new java.util.ArrayList<>();
+          keyState.advanceClock(BoundedWindow.TIMESTAMP_MAX_VALUE);
+          List<TimerData> last = new ArrayList<>();
           for (TimerData t = timers.removeNext(TimeDomain.PROCESSING_TIME); t != null; t = timers.removeNext(TimeDomain.PROCESSING_TIME)) {
             last.add(t);
           }
@@ -203,7 +202,7 @@ final class StatefulParDoPartition
       Key(KeyedStateStore.KeyState keyState) {
         this.keyState = keyState;
         TimerInternals timers = keyState.trackedTimers();
-        KeyContext context = new KeyContext(keyState.state, timers);
+        KeyStepContext context = new KeyStepContext(plan.dofn.stepName, keyState.state, timers, bundleFinalizer());
         WindowingStrategy<?, BoundedWindow> strategy = (WindowingStrategy<?, BoundedWindow>) plan.dofn.windowingStrategy;
         Coder<BoundedWindow> windowCoder = (Coder<BoundedWindow>) strategy.getWindowFn().windowCoder();
         this.runner =
@@ -219,57 +218,8 @@ final class StatefulParDoPartition
       }
 
       void fire(TimerData timer) {
-        BoundedWindow window = ((StateNamespaces.WindowNamespace<?>) timer.getNamespace()).getWindow();
-        runner.onTimer(
-            timer.getTimerId(),
-            timer.getTimerFamilyId(),
-            keyState.state.getKey(),
-            window,
-            timer.getTimestamp(),
-            timer.getOutputTimestamp(),
-            timer.getDomain(),
-            timer.causedByDrain());
+        KeyStepContext.fire(runner, keyState.state.getKey(), timer);
       }
-    }
-
-    private final class KeyContext implements StepContext {
-      private final StateInternals state;
-      private final TimerInternals timers;
-
-      KeyContext(StateInternals state, TimerInternals timers) {
-        this.state = state;
-        this.timers = timers;
-      }
-
-      @Override
-      public StateInternals stateInternals() {
-        if (state == null) {
-          throw new UnsupportedOperationException("No key in @StartBundle or @FinishBundle of " + plan.dofn.stepName);
-        }
-        return state;
-      }
-
-      @Override
-      public TimerInternals timerInternals() {
-        if (timers == null) {
-          throw new UnsupportedOperationException("No key in @StartBundle or @FinishBundle of " + plan.dofn.stepName);
-        }
-        return timers;
-      }
-
-      @Override
-      public DoFn.BundleFinalizer bundleFinalizer() {
-        return Epoch.this.bundleFinalizer();
-      }
-    }
-  }
-
-  private static void advanceClock(KeyedStateStore.KeyState key, Instant clock) throws Exception {
-    if (clock.isAfter(key.timers.currentProcessingTime())) {
-      key.timers.advanceProcessingTime(clock);
-    }
-    if (clock.isAfter(key.timers.currentSynchronizedProcessingTime())) {
-      key.timers.advanceSynchronizedProcessingTime(clock);
     }
   }
 }

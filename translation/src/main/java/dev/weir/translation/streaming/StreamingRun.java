@@ -147,7 +147,7 @@ public final class StreamingRun {
   /** What the current step keeps between epochs, made by {@code initial} the first time. */
   @SuppressWarnings("unchecked")
   public <T> T progress(Supplier<T> initial) {
-    return (T) progress.computeIfAbsent(step, k -> initial.get());
+    return progressOf(step, initial);
   }
 
   /** What step {@code stepName} keeps between epochs, made by {@code initial} the first time. */
