@@ -5,6 +5,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.apache.beam.sdk.metrics.MetricResults;
 import org.apache.beam.sdk.metrics.MetricsFilter;
@@ -29,6 +30,9 @@ public final class MetricsPusher implements AutoCloseable {
   private final @Nullable MetricsSink sink;
   private final Supplier<MetricResults> metrics;
   private final @Nullable ScheduledExecutorService thread;
+  // The executor's one worker: close() joins it, since an executor counts as terminated a
+  // moment before its worker thread has ended.
+  private final AtomicReference<Thread> worker = new AtomicReference<>();
 
   private MetricsPusher(@Nullable MetricsSink sink, Supplier<MetricResults> metrics, long periodSeconds, String name) {
     this.sink = sink;
@@ -42,6 +46,7 @@ public final class MetricsPusher implements AutoCloseable {
             r -> {
               Thread t = new Thread(r, "weir-metrics-pusher-" + name);
               t.setDaemon(true);
+              worker.set(t);
               return t;
             });
     long period = Math.max(1, periodSeconds);
@@ -113,6 +118,8 @@ public final class MetricsPusher implements AutoCloseable {
         LOG.warn("The last metrics push to {} did not end in {} s; abandoning it",
             sink.getClass().getName(), CLOSE_TIMEOUT_SECONDS);
         thread.shutdownNow();
+      } else if (worker.get() != null) {
+        worker.get().join(TimeUnit.SECONDS.toMillis(CLOSE_TIMEOUT_SECONDS));
       }
     } catch (InterruptedException e) {
       thread.shutdownNow();
