@@ -133,4 +133,13 @@ public interface WeirPipelineOptions extends PipelineOptions, StreamingOptions, 
   long getIdleTimeoutMillis();
 
   void setIdleTimeoutMillis(long value);
+
+  @Description(
+      "Streaming: where each epoch is committed (sources' checkpoint marks, every step's watermarks, "
+          + "keyed state), a local path or any Hadoop file system URI (hdfs://, file://, ...). A "
+          + "pipeline started again with the same directory resumes after its last committed epoch. "
+          + "Unset (the default): no checkpoints; state lives in executor memory only.")
+  String getCheckpointDir();
+
+  void setCheckpointDir(String value);
 }

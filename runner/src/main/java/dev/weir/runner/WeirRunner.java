@@ -85,7 +85,8 @@ public final class WeirRunner extends PipelineRunner<PipelineResult> {
                 options.getEpochMaxRecords(),
                 options.getEpochMaxReadTimeMillis(),
                 options.getEpochIdleWaitMillis(),
-                options.getIdleTimeoutMillis())
+                options.getIdleTimeoutMillis(),
+                options.getCheckpointDir())
             : null;
 
     SparkSession session = SparkSessions.getOrCreate(options);

@@ -1,9 +1,12 @@
 package dev.weir.translation;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import dev.weir.translation.streaming.CheckpointDir;
+import dev.weir.translation.streaming.EpochCommit;
 import dev.weir.translation.streaming.EpochStartListener;
 import dev.weir.translation.streaming.OperatorWatermarks;
 import dev.weir.translation.streaming.StreamingControl;
@@ -223,8 +226,31 @@ public final class PipelineTranslator {
     }
     SparkContext sc = session.sparkContext();
     SerializablePipelineOptions serializableOptions = new SerializablePipelineOptions(options);
-    StreamingRun run = new StreamingRun(settings, sc.defaultParallelism(), producers, producerOf, testClock);
+    CheckpointDir checkpoints = null;
+    EpochCommit committed = null;
+    if (settings.checkpointDir() != null) {
+      checkpoints = new CheckpointDir(sc, settings.checkpointDir());
+      try {
+        checkpoints.checkPipeline(explain());
+        committed = checkpoints.latest();
+        if (committed != null) {
+          checkpoints.discardAfter(committed.epoch());
+        }
+      } catch (IOException e) {
+        throw new IllegalStateException("--checkpointDir=" + checkpoints + ": " + e.getMessage(), e);
+      }
+    }
+    // Keys are spread over a partition count fixed for the run, and for its restarts.
+    int partitions = committed != null ? committed.keyedPartitions() : sc.defaultParallelism();
+    StreamingRun run = new StreamingRun(settings, partitions, producers, producerOf, testClock, checkpoints);
+    if (committed != null) {
+      run.restore(committed);
+      LOG.info("Resuming after epoch {}, committed in --checkpointDir={}", committed.epoch(), checkpoints);
+    }
     try {
+      if (run.finished()) {
+        return true;
+      }
       while (!control.stopRequested()) {
         run.beginEpoch(control.drainRequested());
         sc.setJobGroup(jobGroup + "-epoch-" + run.epoch(), "epoch " + run.epoch(), false);
@@ -248,6 +274,16 @@ public final class PipelineTranslator {
           for (Map.Entry<String, Dataset<?>> leaf : context.leaves().entrySet()) {
             sc.setJobDescription(leaf.getKey());
             leaf.getValue().write().format("noop").mode(SaveMode.Overwrite).save();
+          }
+          if (checkpoints != null) {
+            // Committed before the sources' marks are finalized (at the epoch's end, below):
+            // a source may forget what a finalized mark covers.
+            try {
+              checkpoints.commit(run.snapshot());
+            } catch (IOException e) {
+              throw new IllegalStateException(
+                  "Could not commit epoch " + run.epoch() + " to --checkpointDir=" + checkpoints, e);
+            }
           }
           completed = true;
         } finally {

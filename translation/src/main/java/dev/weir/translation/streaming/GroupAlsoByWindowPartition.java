@@ -20,6 +20,7 @@ import org.apache.beam.runners.core.triggers.ExecutableTriggerStateMachine;
 import org.apache.beam.runners.core.triggers.TriggerStateMachines;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.metrics.MetricName;
+import org.apache.beam.sdk.state.TimeDomain;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.util.construction.TriggerTranslation;
@@ -35,7 +36,8 @@ import scala.Tuple2;
  * ReduceFnRunner} per key over state kept in the executor ({@link KeyedStateStore}): the epoch's
  * elements first, at the previous input watermark (late data is dropped as Beam's allowed
  * lateness says), then the new input watermark and the processing clock fire due timers, which
- * emit panes as the trigger decides. The partition reports its earliest hold.
+ * emit panes as the trigger decides. Only keys with elements or a timer due are visited (see
+ * {@link KeyedStateStore}). The partition reports its earliest hold.
  */
 final class GroupAlsoByWindowPartition
     implements Function2<Integer, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>>, Iterator<byte[]>> {
@@ -56,6 +58,8 @@ final class GroupAlsoByWindowPartition
     Instant inputNow;
     Instant processingTime;
     PartitionReports<Long> holds;
+    /** Where the state is checkpointed, or null. */
+    StateFiles files;
   }
 
   private final Spec spec;
@@ -66,7 +70,15 @@ final class GroupAlsoByWindowPartition
 
   @Override
   public Iterator<byte[]> call(Integer partition, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input) {
-    KeyedStateStore.Partition state = KeyedStateStore.open(spec.runId, spec.stepName, partition, spec.epoch);
+    KeyedStateStore.Partition state =
+        KeyedStateStore.open(
+            spec.runId,
+            spec.stepName,
+            partition,
+            spec.epoch,
+            KeyedStateStore.Codec.of(spec.keyCoder, spec.strategy.getWindowFn().windowCoder()),
+            spec.files,
+            false);
     List<WindowedValue<KV<Object, Iterable<Object>>>> out = new ArrayList<>();
     try {
       Map<ByteBuffer, List<WindowedValue<Object>>> byKey = new LinkedHashMap<>();
@@ -80,33 +92,26 @@ final class GroupAlsoByWindowPartition
               TriggerStateMachines.stateMachineForTrigger(TriggerTranslation.toProto(spec.strategy.getTrigger())));
       CounterCell dropped = new CounterCell(MetricName.named(ReduceFnRunner.class, "droppedDueToLateness"));
       for (Map.Entry<ByteBuffer, List<WindowedValue<Object>>> e : byKey.entrySet()) {
-        KeyedStateStore.KeyState key = state.keys.get(e.getKey());
-        if (key == null) {
-          key = new KeyedStateStore.KeyState(CoderUtils.decodeFromByteArray(spec.keyCoder, e.getKey().array()));
-          key.timers.advanceInputWatermark(spec.inputBefore);
-          state.keys.put(e.getKey(), key);
-        }
-        key.advanceClock(spec.processingTime);
-        ReduceFnRunner<Object, Object, Iterable<Object>, BoundedWindow> runner = runner(key, trigger, out);
+        KeyedStateStore.KeyState key =
+            state.getOrCreate(e.getKey(), CoderUtils.decodeFromByteArray(spec.keyCoder, e.getKey().array()), spec.inputBefore);
+        key.catchUp(spec.inputBefore, spec.processingTime);
+        ReduceFnRunner<Object, Object, Iterable<Object>, BoundedWindow> runner = runner(key, key.trackedTimers(), trigger, out);
         runner.processElements(
             LateDataUtils.dropExpiredWindows(key.state.getKey(), e.getValue(), key.timers, spec.strategy, dropped));
         runner.persist();
       }
-      long earliest = BoundedWindow.TIMESTAMP_MAX_VALUE.getMillis();
-      Iterator<KeyedStateStore.KeyState> keys = state.keys.values().iterator();
-      while (keys.hasNext()) {
-        KeyedStateStore.KeyState key = keys.next();
-        advance(key, trigger, out);
-        key.state.compact();
-        if (key.isEmpty(false)) {
-          keys.remove();
+      // The keys that received elements, and those the index says have a timer due: no other
+      // key can change in this epoch.
+      for (ByteBuffer bytes : KeyedStateStore.toVisit(state, byKey.keySet(), spec.inputNow, dueClock())) {
+        KeyedStateStore.KeyState key = state.get(bytes);
+        if (key == null) {
           continue;
         }
-        key.hold = key.earliestHold();
-        if (key.hold != null) {
-          earliest = Math.min(earliest, key.hold.getMillis());
-        }
+        key.catchUp(spec.inputBefore, spec.processingTime);
+        advance(key, trigger, out);
+        state.touch(bytes, key, false, false);
       }
+      long earliest = state.earliestHold();
       byte[][] encoded = new byte[out.size()][];
       for (int i = 0; i < encoded.length; i++) {
         encoded[i] = CoderUtils.encodeToByteArray(spec.outputCoder, out.get(i));
@@ -119,8 +124,20 @@ final class GroupAlsoByWindowPartition
     }
   }
 
+  /** Up to when processing-time timers are due this epoch (null: they never fire). */
+  private Instant dueClock() {
+    if (spec.policies.processingTimeTimers() != TimePolicies.ProcessingTimeTimers.ALLOW) {
+      return null;
+    }
+    boolean endOfInput = !spec.inputNow.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE);
+    return endOfInput && spec.policies.processingTimeEndOfInput() == TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE
+        ? BoundedWindow.TIMESTAMP_MAX_VALUE
+        : spec.processingTime;
+  }
+
   private ReduceFnRunner<Object, Object, Iterable<Object>, BoundedWindow> runner(
       KeyedStateStore.KeyState key,
+      TrackedTimerInternals timers,
       ExecutableTriggerStateMachine trigger,
       List<WindowedValue<KV<Object, Iterable<Object>>>> out) {
     return new ReduceFnRunner<>(
@@ -128,7 +145,7 @@ final class GroupAlsoByWindowPartition
         spec.strategy,
         trigger,
         key.state,
-        key.timers,
+        timers,
         out::add,
         NullSideInputReader.empty(),
         SystemReduceFn.buffering(spec.valueCoder),
@@ -167,6 +184,7 @@ final class GroupAlsoByWindowPartition
     private final KeyedStateStore.KeyState key;
     private final ExecutableTriggerStateMachine trigger;
     private final List<WindowedValue<KV<Object, Iterable<Object>>>> out;
+    private final TrackedTimerInternals timers;
     private ReduceFnRunner<Object, Object, Iterable<Object>, BoundedWindow> runner;
 
     Runner(
@@ -176,22 +194,23 @@ final class GroupAlsoByWindowPartition
       this.key = key;
       this.trigger = trigger;
       this.out = out;
+      this.timers = key.trackedTimers();
     }
 
     List<TimerData> due(boolean eventTime, boolean processingTime) {
       List<TimerData> due = new ArrayList<>();
       if (eventTime) {
-        for (TimerData t = key.timers.removeNextEventTimer(); t != null; t = key.timers.removeNextEventTimer()) {
+        for (TimerData t = timers.removeNext(TimeDomain.EVENT_TIME); t != null; t = timers.removeNext(TimeDomain.EVENT_TIME)) {
           due.add(t);
         }
       }
       if (processingTime) {
-        for (TimerData t = key.timers.removeNextProcessingTimer(); t != null; t = key.timers.removeNextProcessingTimer()) {
+        for (TimerData t = timers.removeNext(TimeDomain.PROCESSING_TIME); t != null; t = timers.removeNext(TimeDomain.PROCESSING_TIME)) {
           due.add(t);
         }
-        for (TimerData t = key.timers.removeNextSynchronizedProcessingTimer();
+        for (TimerData t = timers.removeNext(TimeDomain.SYNCHRONIZED_PROCESSING_TIME);
             t != null;
-            t = key.timers.removeNextSynchronizedProcessingTimer()) {
+            t = timers.removeNext(TimeDomain.SYNCHRONIZED_PROCESSING_TIME)) {
           due.add(t);
         }
       }
@@ -203,7 +222,7 @@ final class GroupAlsoByWindowPartition
         return;
       }
       if (runner == null) {
-        runner = GroupAlsoByWindowPartition.this.runner(key, trigger, out);
+        runner = GroupAlsoByWindowPartition.this.runner(key, timers, trigger, out);
       }
       runner.onTimers(due);
       runner.persist();

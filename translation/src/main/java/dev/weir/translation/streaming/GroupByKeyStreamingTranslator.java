@@ -55,6 +55,7 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
     spec.inputBefore = run.inputWatermarkBefore();
     spec.inputNow = run.inputWatermark();
     spec.processingTime = run.processingTime();
+    spec.files = run.stateFiles();
     spec.holds = new PartitionReports<>();
     // Unnamed: Spark's UI would render a named accumulator's map while tasks add to it.
     context.session().sparkContext().register(spec.holds);

@@ -6,7 +6,7 @@ import org.joda.time.Instant;
  * One step's input and output watermark after an epoch, and whether it is idle: a source whose
  * splits have all gone quiet, or a step whose inputs are all idle (Flink's WatermarkStatus).
  */
-public record OperatorWatermarks(Instant input, Instant output, boolean idle) {
+public record OperatorWatermarks(Instant input, Instant output, boolean idle) implements java.io.Serializable {
   public OperatorWatermarks(Instant input, Instant output) {
     this(input, output, false);
   }

@@ -54,8 +54,8 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
   }
 
   /** Elements waiting for side inputs, Beam-encoded, one window each. */
-  private static final class Waiting {
-    final List<byte[]> elements = new ArrayList<>();
+  private static final class Waiting implements java.io.Serializable {
+    final ArrayList<byte[]> elements = new ArrayList<>();
   }
 
   @Override
@@ -109,6 +109,7 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     plan.inputBefore = run.inputWatermarkBefore();
     plan.inputNow = run.inputWatermark();
     plan.processingTime = run.processingTime();
+    plan.files = run.stateFiles();
     plan.holds = new PartitionReports<>();
     context.session().sparkContext().register(plan.holds);
     int partitions = run.keyedPartitions();

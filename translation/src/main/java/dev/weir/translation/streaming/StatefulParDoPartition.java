@@ -52,6 +52,8 @@ final class StatefulParDoPartition
     Instant inputNow;
     Instant processingTime;
     PartitionReports<Long> holds;
+    /** Where the state is checkpointed, or null. */
+    StateFiles files;
   }
 
   private final Spec plan;
@@ -63,7 +65,14 @@ final class StatefulParDoPartition
   @Override
   public Iterator<byte[]> call(Integer partition, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input) {
     KeyedStateStore.Partition state =
-        KeyedStateStore.open(plan.runId, plan.dofn.stepName, partition, plan.epoch);
+        KeyedStateStore.open(
+            plan.runId,
+            plan.dofn.stepName,
+            partition,
+            plan.epoch,
+            KeyedStateStore.Codec.of(plan.keyCoder, plan.dofn.windowingStrategy.getWindowFn().windowCoder()),
+            plan.files,
+            true);
     Epoch bundle = new Epoch(partition, state, input);
     return new Iterator<>() {
       @Override
@@ -88,8 +97,7 @@ final class StatefulParDoPartition
     private final Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input;
     private final DoFnRunner<Object, Object> bundleRunner;
     private final Map<ByteBuffer, Key> keys = new HashMap<>();
-    private Iterator<Map.Entry<ByteBuffer, KeyedStateStore.KeyState>> advancing;
-    private long earliest = BoundedWindow.TIMESTAMP_MAX_VALUE.getMillis();
+    private Iterator<ByteBuffer> advancing;
 
     Epoch(int partition, KeyedStateStore.Partition state, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input) {
       super(plan.dofn);
@@ -109,22 +117,19 @@ final class StatefulParDoPartition
         return true;
       }
       if (advancing == null) {
-        advancing = state.keys.entrySet().iterator();
+        // The keys that received elements, and those the index says have a timer due: no other
+        // key can change in this epoch.
+        advancing = KeyedStateStore.toVisit(state, keys.keySet(), plan.inputNow, dueClock()).iterator();
       }
       if (!advancing.hasNext()) {
         return false;
       }
-      Map.Entry<ByteBuffer, KeyedStateStore.KeyState> entry = advancing.next();
-      KeyedStateStore.KeyState keyState = entry.getValue();
-      advance(entry.getKey(), keyState);
-      keyState.state.compact();
-      if (keyState.isEmpty(true)) {
-        advancing.remove();
-        return true;
-      }
-      keyState.hold = keyState.earliestHold();
-      if (keyState.hold != null) {
-        earliest = Math.min(earliest, keyState.hold.getMillis());
+      ByteBuffer bytes = advancing.next();
+      KeyedStateStore.KeyState keyState = state.get(bytes);
+      if (keyState != null) {
+        keyState.catchUp(plan.inputBefore, plan.processingTime);
+        advance(bytes, keyState);
+        state.touch(bytes, keyState, true, true);
       }
       return true;
     }
@@ -133,24 +138,31 @@ final class StatefulParDoPartition
     protected void finishInput() throws Exception {
       bundleRunner.finishBundle();
       KeyedStateStore.commit(state, plan.epoch);
-      plan.holds.add(new Tuple2<>(partition, earliest));
+      plan.holds.add(new Tuple2<>(partition, state.earliestHold()));
     }
 
     /** The key's runner for this epoch, its state created at the previous watermark if new. */
     private Key key(ByteBuffer bytes, WindowedValue<Object> element) throws Exception {
       Key key = keys.get(bytes);
       if (key == null) {
-        KeyedStateStore.KeyState keyState = state.keys.get(bytes);
-        if (keyState == null) {
-          keyState = new KeyedStateStore.KeyState(((KV<?, ?>) element.getValue()).getKey());
-          keyState.timers.advanceInputWatermark(plan.inputBefore);
-          state.keys.put(bytes, keyState);
-        }
-        keyState.advanceClock(plan.processingTime);
+        KeyedStateStore.KeyState keyState =
+            state.getOrCreate(bytes, ((KV<?, ?>) element.getValue()).getKey(), plan.inputBefore);
+        keyState.catchUp(plan.inputBefore, plan.processingTime);
         key = new Key(keyState);
         keys.put(bytes, key);
       }
       return key;
+    }
+
+    /** Up to when processing-time timers are due this epoch (null: they never fire). */
+    private Instant dueClock() {
+      if (plan.policies.processingTimeTimers() != TimePolicies.ProcessingTimeTimers.ALLOW) {
+        return null;
+      }
+      boolean endOfInput = !plan.inputNow.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE);
+      return endOfInput && plan.policies.processingTimeEndOfInput() == TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE
+          ? BoundedWindow.TIMESTAMP_MAX_VALUE
+          : plan.processingTime;
     }
 
     /** Moves one key to the new watermark and clock and fires its due timers in time order. */

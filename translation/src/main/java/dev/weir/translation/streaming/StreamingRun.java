@@ -45,6 +45,7 @@ public final class StreamingRun {
   private final List<Runnable> atEpochEnd = new ArrayList<>();
   private final List<Runnable> releases = new ArrayList<>();
   private final boolean testClock;
+  private final @Nullable CheckpointDir checkpoints;
   private long epoch;
   private Instant clock;
   private boolean active;
@@ -59,14 +60,17 @@ public final class StreamingRun {
    * @param producers for each step in topological order, the steps producing its main inputs
    * @param producerOf the step producing each PCollection
    * @param testClock whether a TestStream drives processing time (from the start of time on)
+   * @param checkpoints where epochs are committed, or null
    */
   public StreamingRun(
       StreamingSettings settings,
       int keyedPartitions,
       Map<String, List<String>> producers,
       Map<PCollection<?>, String> producerOf,
-      boolean testClock) {
+      boolean testClock,
+      @Nullable CheckpointDir checkpoints) {
     this.settings = settings;
+    this.checkpoints = checkpoints;
     this.producerOf = producerOf;
     this.keyedPartitions = keyedPartitions;
     this.producers = producers;
@@ -89,6 +93,12 @@ public final class StreamingRun {
   /** The number of partitions keyed state is spread over; fixed for the run. */
   public int keyedPartitions() {
     return keyedPartitions;
+  }
+
+  /** Where the current step keeps its keyed state in the checkpoint dir, or null without one. */
+  @Nullable
+  StateFiles stateFiles() {
+    return checkpoints == null ? null : checkpoints.stateFiles(step);
   }
 
   /** The current epoch, from 1. */
@@ -186,9 +196,47 @@ public final class StreamingRun {
     return contents.elements;
   }
 
-  private static final class SideInputContents {
-    final List<byte[]> elements = new ArrayList<>();
+  private static final class SideInputContents implements java.io.Serializable {
+    final ArrayList<byte[]> elements = new ArrayList<>();
     long epoch;
+  }
+
+  /** What is committed after this epoch; every step's progress must be serializable. */
+  public EpochCommit snapshot() {
+    for (Map.Entry<String, Object> p : progress.entrySet()) {
+      if (!(p.getValue() instanceof java.io.Serializable)) {
+        throw new IllegalStateException(
+            "Step '" + p.getKey() + "' keeps " + p.getValue().getClass().getName()
+                + " between epochs, which cannot be checkpointed (not Serializable)");
+      }
+    }
+    return new EpochCommit(
+        epoch,
+        clock.getMillis(),
+        draining,
+        keyedPartitions,
+        new LinkedHashMap<>(watermarks),
+        new HashMap<>(progress),
+        new HashMap<String, Object>(sideInputs));
+  }
+
+  /** Continues from a committed epoch: the next epoch is the one after it. */
+  public void restore(EpochCommit commit) {
+    epoch = commit.epoch();
+    Instant committedClock = new Instant(commit.processingTimeMillis());
+    if (testClock || committedClock.isAfter(clock)) {
+      clock = committedClock;
+    }
+    draining = commit.draining();
+    for (Map.Entry<String, OperatorWatermarks> w : commit.watermarks().entrySet()) {
+      if (watermarks.containsKey(w.getKey())) {
+        watermarks.put(w.getKey(), w.getValue());
+      }
+    }
+    progress.putAll(commit.progress());
+    for (Map.Entry<String, Object> s : commit.sideInputs().entrySet()) {
+      sideInputs.put(s.getKey(), (SideInputContents) s.getValue());
+    }
   }
 
   /** Every step's watermarks after the last epoch, in topological order. */

@@ -1,23 +1,39 @@
 package dev.weir.translation.streaming;
 
 import java.io.Serializable;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * How much an epoch reads, how long the driver waits when nothing happens, and when a quiet
  * source split counts as idle: the runner's {@code --epochMaxRecords}, {@code
- * --epochMaxReadTimeMillis}, {@code --epochIdleWaitMillis} and {@code --idleTimeoutMillis}.
+ * --epochMaxReadTimeMillis}, {@code --epochIdleWaitMillis} and {@code --idleTimeoutMillis}, and
+ * where epochs are committed ({@code --checkpointDir}).
  */
 public final class StreamingSettings implements Serializable {
   private final long maxRecordsPerSplit;
   private final long maxReadTimeMillis;
   private final long idleWaitMillis;
   private final long idleTimeoutMillis;
+  private final @Nullable String checkpointDir;
 
   public StreamingSettings(long maxRecordsPerSplit, long maxReadTimeMillis, long idleWaitMillis) {
     this(maxRecordsPerSplit, maxReadTimeMillis, idleWaitMillis, 0);
   }
 
   public StreamingSettings(long maxRecordsPerSplit, long maxReadTimeMillis, long idleWaitMillis, long idleTimeoutMillis) {
+    this(maxRecordsPerSplit, maxReadTimeMillis, idleWaitMillis, idleTimeoutMillis, null);
+  }
+
+  /**
+   * @param checkpointDir {@code --checkpointDir}: where epochs are committed and from where a
+   *     restarted pipeline resumes; null: no checkpoints
+   */
+  public StreamingSettings(
+      long maxRecordsPerSplit,
+      long maxReadTimeMillis,
+      long idleWaitMillis,
+      long idleTimeoutMillis,
+      @Nullable String checkpointDir) {
     if (maxRecordsPerSplit < 1) {
       throw new IllegalArgumentException("Invalid --epochMaxRecords=" + maxRecordsPerSplit + ": must be at least 1");
     }
@@ -36,6 +52,15 @@ public final class StreamingSettings implements Serializable {
     }
     this.idleWaitMillis = idleWaitMillis;
     this.idleTimeoutMillis = idleTimeoutMillis;
+    if (checkpointDir != null && checkpointDir.isBlank()) {
+      throw new IllegalArgumentException("Invalid --checkpointDir: empty");
+    }
+    this.checkpointDir = checkpointDir;
+  }
+
+  /** {@code --checkpointDir}, or null. */
+  public @Nullable String checkpointDir() {
+    return checkpointDir;
   }
 
   /**

@@ -23,10 +23,11 @@ import org.joda.time.Instant;
 public final class TestStreamTranslator<T> implements TransformTranslator<TestStream<T>>, EpochStartListener<TestStream<T>> {
 
   /** Where a TestStream is, between epochs. */
-  private static final class Position {
+  private static final class Position implements java.io.Serializable {
     int next;
     Instant watermark = BoundedWindow.TIMESTAMP_MIN_VALUE;
-    List<TimestampedValue<?>> elements = new ArrayList<>();
+    /** This epoch's elements, set when it starts. */
+    transient List<TimestampedValue<?>> elements = new ArrayList<>();
   }
 
   @Override

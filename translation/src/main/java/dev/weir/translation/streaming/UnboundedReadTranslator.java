@@ -27,17 +27,22 @@ import scala.Tuple2;
  * ({@link UnboundedSplitReader}) and reports its new mark and watermark. The source's watermark
  * is the minimum over its splits; a split whose watermark reaches the end of time is done, and
  * one that read nothing for {@code --idleTimeoutMillis} is idle and leaves the minimum.
- * Marks are finalized once the epoch's jobs have run.
+ * Marks are finalized once the epoch's jobs have run and the epoch is committed.
  */
 public final class UnboundedReadTranslator<T> implements TransformTranslator<PTransform<?, ?>> {
 
-  /** The splits of a source and where each one is. */
-  private static final class Splits {
-    List<UnboundedSource<Object, ?>> sources;
+  /** The splits of a source and where each one is: checkpointed with every epoch. */
+  private static final class Splits implements java.io.Serializable {
+    ArrayList<UnboundedSource<Object, ?>> sources;
     byte[][] marks;
     Instant[] watermarks;
     /** Processing time of each split's last record (or of the first epoch). */
     long[] lastData;
+    /**
+     * Whether the marks were finalized: not yet when they are committed, so a pipeline resumed
+     * from that commit finalizes them first.
+     */
+    boolean finalized = true;
   }
 
   @SuppressWarnings("unchecked")
@@ -59,13 +64,14 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
       try {
         UnboundedSource<Object, ?> source = source(transform);
         splits.sources =
-            (List) BundleMetrics.onDriver(
-                context.metrics(), context.stepName(), () -> source.split(jsc.defaultParallelism(), context.options().get()));
+            new ArrayList<>(
+                (List) BundleMetrics.onDriver(
+                    context.metrics(), context.stepName(), () -> source.split(jsc.defaultParallelism(), context.options().get())));
       } catch (Exception e) {
         throw new IllegalStateException("Step '" + context.stepName() + "': could not split its source", e);
       }
       if (splits.sources.isEmpty()) {
-        splits.sources = List.of(source(transform));
+        splits.sources = new ArrayList<>(List.of(source(transform)));
       }
       splits.marks = new byte[splits.sources.size()][];
       splits.watermarks = new Instant[splits.sources.size()];
@@ -74,6 +80,15 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
       java.util.Arrays.fill(splits.lastData, run.processingTime().getMillis());
     }
 
+    if (!splits.finalized) {
+      // Resumed from a commit whose marks may not have been finalized before the pipeline stopped.
+      List<Tuple2<UnboundedSource<Object, ?>, byte[]>> committed = new ArrayList<>();
+      for (int i = 0; i < splits.sources.size(); i++) {
+        committed.add(new Tuple2<>(splits.sources.get(i), splits.marks[i]));
+      }
+      finalizeMarks(context.stepName(), committed);
+      splits.finalized = true;
+    }
     if (run.draining()) {
       // Drained: nothing more is read, and the source says it is done.
       java.util.Arrays.fill(splits.watermarks, BoundedWindow.TIMESTAMP_MAX_VALUE);
@@ -137,7 +152,11 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
       watermark = run.outputWatermarkBefore();
     }
     run.reportOutputWatermark(watermark);
-    run.atEpochEnd(() -> finalizeMarks(context.stepName(), toFinalize));
+    splits.finalized = false;
+    run.atEpochEnd(() -> {
+      finalizeMarks(context.stepName(), toFinalize);
+      splits.finalized = true;
+    });
     context.putDataset(
         out,
         context

@@ -1,0 +1,160 @@
+package dev.weir.translation.streaming;
+
+import java.io.ByteArrayOutputStream;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import org.apache.beam.sdk.util.SerializableUtils;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.SparkContext;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * A streaming pipeline's {@code --checkpointDir} (a local path or any Hadoop file system URI), as
+ * the driver sees it:
+ *
+ * <ul>
+ *   <li>{@code pipeline}: the plan the checkpoints belong to; another pipeline is refused;
+ *   <li>{@code commits/epoch-N}: the {@link EpochCommit} of epoch N, written to a temporary name
+ *       and renamed, so an epoch is committed entirely or not at all; the last two are kept;
+ *   <li>{@code state/<step>/...}: keyed state, written by the executors ({@link StateFiles}).
+ * </ul>
+ */
+public final class CheckpointDir {
+  private static final String COMMIT = "epoch-";
+
+  private final String uri;
+  private final FileSystem fs;
+  private final Path root;
+  private final Broadcast<HadoopConf> conf;
+
+  public CheckpointDir(SparkContext sc, String uri) {
+    this.uri = uri;
+    try {
+      this.root = new Path(uri);
+      this.fs = root.getFileSystem(sc.hadoopConfiguration());
+      fs.mkdirs(new Path(root, "commits"));
+    } catch (IOException | IllegalArgumentException e) {
+      throw new IllegalArgumentException("Invalid --checkpointDir=" + uri + ": " + e.getMessage(), e);
+    }
+    this.conf = JavaSparkContext.fromSparkContext(sc).broadcast(new HadoopConf(sc.hadoopConfiguration()));
+  }
+
+  @Override
+  public String toString() {
+    return uri;
+  }
+
+  /** Records {@code plan} as this dir's pipeline, or checks that it is the one recorded. */
+  public void checkPipeline(String plan) throws IOException {
+    Path path = new Path(root, "pipeline");
+    if (!fs.exists(path)) {
+      write(path, plan.getBytes(StandardCharsets.UTF_8));
+      return;
+    }
+    String recorded = new String(readAll(path), StandardCharsets.UTF_8);
+    if (!recorded.equals(plan)) {
+      throw new IllegalStateException(
+          "--checkpointDir=" + uri + " holds the checkpoints of another pipeline (its steps differ: see "
+              + path + "); use a new directory, or run the pipeline that wrote it");
+    }
+  }
+
+  /** The last committed epoch, or null if none was. */
+  public @Nullable EpochCommit latest() throws IOException {
+    long last = -1;
+    for (FileStatus f : fs.listStatus(new Path(root, "commits"))) {
+      String name = f.getPath().getName();
+      if (name.startsWith(COMMIT)) {
+        last = Math.max(last, Long.parseLong(name.substring(COMMIT.length())));
+      }
+    }
+    if (last < 0) {
+      return null;
+    }
+    Path path = commitPath(last);
+    try {
+      return (EpochCommit) SerializableUtils.deserializeFromByteArray(readAll(path), "the commit " + path);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException("Could not read the commit " + path + " in --checkpointDir=" + uri, e);
+    }
+  }
+
+  /** Commits an epoch: after this, a restarted pipeline resumes from it. */
+  public void commit(EpochCommit commit) throws IOException {
+    byte[] bytes = SerializableUtils.serializeToByteArray(commit);
+    Path tmp = new Path(root, "commits/." + COMMIT + commit.epoch() + ".tmp");
+    write(tmp, bytes);
+    if (!fs.rename(tmp, commitPath(commit.epoch()))) {
+      throw new IOException("Could not rename " + tmp + " to " + commitPath(commit.epoch()));
+    }
+    fs.delete(commitPath(commit.epoch() - 2), false);
+  }
+
+  /**
+   * Deletes what epochs after {@code epoch} left (state files of epochs that were never
+   * committed), before the pipeline resumes from {@code epoch}.
+   */
+  public void discardAfter(long epoch) throws IOException {
+    Path state = new Path(root, "state");
+    if (!fs.exists(state)) {
+      return;
+    }
+    for (FileStatus step : fs.listStatus(state)) {
+      for (FileStatus partition : fs.listStatus(step.getPath())) {
+        for (FileStatus file : fs.listStatus(partition.getPath())) {
+          String name = file.getPath().getName();
+          int dot = name.indexOf('.');
+          if (dot > 0 && Long.parseLong(name.substring(0, dot)) > epoch) {
+            fs.delete(file.getPath(), false);
+          }
+        }
+      }
+    }
+  }
+
+  /** Where step {@code stepName} keeps its keyed state. */
+  StateFiles stateFiles(String stepName) {
+    return new StateFiles(new Path(new Path(root, "state"), stepDir(stepName)).toString(), conf);
+  }
+
+  /** A file name for a step: Beam step names may hold any character. */
+  private static String stepDir(String stepName) {
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(stepName.getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(digest, 0, 10);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private Path commitPath(long epoch) {
+    return new Path(root, "commits/" + COMMIT + epoch);
+  }
+
+  private void write(Path path, byte[] bytes) throws IOException {
+    try (FSDataOutputStream out = fs.create(path, true)) {
+      out.write(bytes);
+      out.hsync();
+    }
+  }
+
+  private byte[] readAll(Path path) throws IOException {
+    try (InputStream in = fs.open(path)) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      in.transferTo(out);
+      return out.toByteArray();
+    } catch (FileNotFoundException e) {
+      throw new IOException("Missing " + path + " in --checkpointDir=" + uri, e);
+    }
+  }
+}
