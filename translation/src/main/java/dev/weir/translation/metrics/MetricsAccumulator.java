@@ -13,7 +13,9 @@ final class MetricsAccumulator extends AccumulatorV2<MetricsContainerStepMap, Me
 
   @Override
   public synchronized boolean isZero() {
-    return metrics.equals(new MetricsContainerStepMap());
+    // Null while a task deserializes it: Spark registers an accumulator with its task (where the
+    // executor's heartbeat can see it) while reading AccumulatorV2's fields, before this class's.
+    return metrics == null || metrics.equals(new MetricsContainerStepMap());
   }
 
   @Override

@@ -1,0 +1,122 @@
+package dev.weir.runner;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.io.GenerateSequence;
+import org.apache.beam.sdk.io.Read;
+import org.apache.beam.sdk.state.StateSpec;
+import org.apache.beam.sdk.state.StateSpecs;
+import org.apache.beam.sdk.state.TimeDomain;
+import org.apache.beam.sdk.state.Timer;
+import org.apache.beam.sdk.state.TimerSpec;
+import org.apache.beam.sdk.state.TimerSpecs;
+import org.apache.beam.sdk.state.ValueState;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.Flatten;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.joda.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+/**
+ * Time per epoch of a stateful DoFn against the number of keys it holds and the number each epoch
+ * touches. Epoch 1 gives every key state and a pending event-time timer (a bounded input read
+ * whole); then 200 epochs each touch a few keys (an unbounded input). With the per-partition timer
+ * and hold index an epoch's time follows the keys it touches, not all keys. Prints a table;
+ * minutes long and several GB of heap, so on demand only:
+ * {@code mvn -pl runner test -Dtest=StateScaleTest -Dweir.scale=true -Dweir.test.heap=12g}.
+ */
+@EnabledIfSystemProperty(named = "weir.scale", matches = "true")
+class StateScaleTest {
+  private static final int EPOCHS = 200;
+
+  /** Counts per key and keeps a timer pending far in the future. */
+  static final class CountWithTimer extends DoFn<KV<Long, Long>, Long> {
+    @StateId("count")
+    private final StateSpec<ValueState<Long>> countSpec = StateSpecs.value(VarLongCoder.of());
+
+    @TimerId("later")
+    private final TimerSpec laterSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+
+    @ProcessElement
+    public void process(@StateId("count") ValueState<Long> count, @TimerId("later") Timer later) {
+      Long c = count.read();
+      count.write(c == null ? 1 : c + 1);
+      later.set(new Instant(10_000_000_000_000L));
+    }
+
+    @OnTimer("later")
+    public void onLater(@StateId("count") ValueState<Long> count, OutputReceiver<Long> out) {
+      out.output(count.read());
+    }
+  }
+
+  @Test
+  void timePerEpochFollowsTheKeysTouched() throws Exception {
+    List<String> rows = new ArrayList<>();
+    rows.add(run(10_000, 1_000));
+    rows.add(run(1_000_000, 1_000));
+    rows.add(run(1_000_000, 10_000));
+    System.out.println("| keys held | keys touched per epoch | epoch 1 (all keys created) ms | median epoch ms | mean epoch ms |");
+    System.out.println("|---|---|---|---|---|");
+    rows.forEach(System.out::println);
+  }
+
+  private static String run(long keys, long touched) throws Exception {
+    Pipeline p =
+        Pipelines.create("--blockOnRun=false", "--epochMaxRecords=" + touched / 2, "--epochIdleWaitMillis=0", "--runtimeMode=STREAMING");
+    PCollection<KV<Long, Long>> all =
+        p.apply("All keys", GenerateSequence.from(0).to(keys))
+            .apply("Key all", MapElements.into(TypeDescriptors.kvs(TypeDescriptors.longs(), TypeDescriptors.longs())).via(v -> KV.of(v, v)));
+    PCollection<KV<Long, Long>> some =
+        p.apply("Some keys", Read.from(new FiniteUnboundedSource(0, (EPOCHS + 5) * touched, 1)))
+            .apply(
+                "Key some",
+                MapElements.into(TypeDescriptors.kvs(TypeDescriptors.longs(), TypeDescriptors.longs()))
+                    .via(v -> KV.of(Math.floorMod(v * 2654435761L, keys), v)));
+    PCollectionList.of(all)
+        .and(some)
+        .apply(Flatten.pCollections())
+        .setCoder(KvCoder.of(VarLongCoder.of(), VarLongCoder.of()))
+        .apply(ParDo.of(new CountWithTimer()));
+    WeirPipelineResult result = (WeirPipelineResult) p.run();
+    long[] ended = new long[EPOCHS + 2];
+    long started = System.nanoTime();
+    long seen = 0;
+    while (seen < EPOCHS + 1) {
+      long e = result.epochs();
+      if (e > seen) {
+        long now = System.nanoTime();
+        for (long i = seen + 1; i <= Math.min(e, EPOCHS + 1); i++) {
+          ended[(int) i] = now;
+        }
+        seen = e;
+      }
+      assertThat(result.getState(), equalTo(PipelineResult.State.RUNNING));
+      Thread.sleep(1);
+    }
+    result.cancel();
+    result.waitUntilFinish();
+    List<Double> times = new ArrayList<>();
+    for (int i = 11; i <= EPOCHS + 1; i++) {
+      times.add((ended[i] - ended[i - 1]) / 1e6);
+    }
+    Collections.sort(times);
+    double mean = times.stream().mapToDouble(Double::doubleValue).average().orElse(0);
+    return String.format(
+        "| %,d | %,d | %.0f | %.1f | %.1f |", keys, touched, (ended[1] - started) / 1e6, times.get(times.size() / 2), mean);
+  }
+}
