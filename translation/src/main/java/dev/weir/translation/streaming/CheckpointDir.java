@@ -124,7 +124,8 @@ public final class CheckpointDir {
 
   /** Where step {@code stepName} keeps its keyed state. */
   StateFiles stateFiles(String stepName) {
-    return new StateFiles(new Path(new Path(root, "state"), stepDir(stepName)).toString(), conf);
+    Broadcast<HadoopConf> shipped = conf;
+    return new StateFiles(new Path(new Path(root, "state"), stepDir(stepName)).toString(), () -> shipped.value().get());
   }
 
   /** A file name for a step: Beam step names may hold any character. */

@@ -38,18 +38,15 @@ import org.joda.time.Instant;
  * side input received up to then. Until that, the element waits on the driver and holds the
  * step's output watermark at its timestamp. A stateful DoFn keeps each key's state and timers
  * across epochs ({@link StatefulParDoPartition}); its pending timers hold the output watermark.
- * Time-sorted input is not supported in streaming yet, and is refused before the pipeline starts.
+ * With {@code @RequiresTimeSortedInput} runners-core's runner buffers each key's elements in state
+ * and hands them to the DoFn in timestamp order once the input watermark passes them (a flush
+ * timer, whose pending output timestamp holds the output watermark).
  */
 public final class ParDoStreamingTranslator implements TransformTranslator<ParDo.MultiOutput<?, ?>> {
   private final ParDoTranslator batch = new ParDoTranslator();
 
   @Override
   public @Nullable String whyNot(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
-    DoFn<?, ?> fn = transform.getFn();
-    if (DoFnSignatures.requiresTimeSortedInput(fn)) {
-      return "its DoFn " + fn.getClass().getName() + " requires time-sorted input, which WeirRunner does "
-          + "not support in streaming mode yet (it does in batch: --runtimeMode=BATCH for bounded input)";
-    }
     return batch.whyNot(transform, context);
   }
 

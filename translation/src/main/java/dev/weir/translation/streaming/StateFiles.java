@@ -10,10 +10,10 @@ import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.spark.broadcast.Broadcast;
 
 /**
  * Where one step's keyed state goes in the checkpoint dir, read and written by the executors:
@@ -37,10 +37,15 @@ final class StateFiles implements Serializable {
     void read(DataInputStream in) throws Exception;
   }
 
-  private final String dir;
-  private final Broadcast<HadoopConf> conf;
+  /** The Hadoop configuration to reach the dir with, wherever this runs. */
+  interface Conf extends Serializable {
+    Configuration get();
+  }
 
-  StateFiles(String dir, Broadcast<HadoopConf> conf) {
+  private final String dir;
+  private final Conf conf;
+
+  StateFiles(String dir, Conf conf) {
     this.dir = dir;
     this.conf = conf;
   }
@@ -50,7 +55,7 @@ final class StateFiles implements Serializable {
   }
 
   private FileSystem fs() throws IOException {
-    return new Path(dir).getFileSystem(conf.value().get());
+    return new Path(dir).getFileSystem(conf.get());
   }
 
   private Path partitionDir(int partition) {

@@ -17,6 +17,7 @@ import org.apache.beam.runners.core.StatefulDoFnRunner;
 import org.apache.beam.runners.core.TimerInternals;
 import org.apache.beam.runners.core.TimerInternals.TimerData;
 import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.transforms.reflect.DoFnSignatures;
 import org.apache.beam.sdk.state.TimeDomain;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.util.CoderUtils;
@@ -226,7 +227,7 @@ final class StatefulParDoPartition
                 strategy,
                 new StatefulDoFnRunner.TimeInternalsCleanupTimer<>(timers, strategy),
                 new StatefulDoFnRunner.StateInternalsStateCleaner<>(fn, keyState.state, windowCoder),
-                false);
+                DoFnSignatures.requiresTimeSortedInput(fn));
       }
 
       void fire(TimerData timer) {
