@@ -134,6 +134,57 @@ class StreamingTest {
     assertThat(p.run().waitUntilFinish(), equalTo(PipelineResult.State.DONE));
   }
 
+  /** The side input as the main input element saw it. */
+  static final class ReadSide extends DoFn<Integer, String> {
+    private final PCollectionView<Integer> side;
+
+    ReadSide(PCollectionView<Integer> side) {
+      this.side = side;
+    }
+
+    @ProcessElement
+    public void process(ProcessContext c) {
+      c.output(c.element() + " saw " + c.sideInput(side));
+    }
+  }
+
+  /**
+   * A side input with a trigger is ready for a window once a pane arrived there, and holds that
+   * window's latest pane: the main element (epoch 3) sees the sum of the second pane alone, 2
+   * (panes discard). Waiting for the window to be complete would show the empty on-time pane's
+   * sum, 0; keeping every pane would make the singleton fail.
+   */
+  @Test
+  void aTriggeredSideInputIsReadAtItsLatestPane() {
+    Pipeline p = Pipelines.create();
+    TestStream<KV<String, Integer>> events =
+        TestStream.create(KvCoder.of(StringUtf8Coder.of(), VarIntCoder.of()))
+            .addElements(TimestampedValue.of(KV.of("side", 1), sec(1)))
+            .addElements(TimestampedValue.of(KV.of("side", 2), sec(2)))
+            .addElements(TimestampedValue.of(KV.of("main", 10), sec(3)))
+            .advanceWatermarkToInfinity();
+    PCollection<KV<String, Integer>> all = p.apply(events);
+    PCollectionView<Integer> side =
+        all.apply("Side", org.apache.beam.sdk.transforms.Filter.by(kv -> kv.getKey().equals("side")))
+            .apply("Side values", org.apache.beam.sdk.transforms.Values.create())
+            .apply(
+                "Side windows",
+                Window.<Integer>into(FixedWindows.of(Duration.standardSeconds(10)))
+                    .triggering(
+                        org.apache.beam.sdk.transforms.windowing.Repeatedly.forever(
+                            org.apache.beam.sdk.transforms.windowing.AfterPane.elementCountAtLeast(1)))
+                    .withAllowedLateness(Duration.ZERO)
+                    .discardingFiredPanes())
+            .apply("Sum per pane", Sum.integersGlobally().withoutDefaults().asSingletonView());
+    PCollection<String> out =
+        all.apply("Main", org.apache.beam.sdk.transforms.Filter.by(kv -> kv.getKey().equals("main")))
+            .apply("Main values", org.apache.beam.sdk.transforms.Values.create())
+            .apply("Main windows", Window.into(FixedWindows.of(Duration.standardSeconds(10))))
+            .apply("Read side", ParDo.of(new ReadSide(side)).withSideInputs(side));
+    PAssert.that(out).containsInAnyOrder("10 saw 2");
+    assertThat(p.run().waitUntilFinish(), equalTo(PipelineResult.State.DONE));
+  }
+
   @Test
   void anUnboundedReadFinishesWhenItsWatermarkReachesTheEnd() {
     // 3 splits of 0..29, at most 4 records per split and epoch: several epochs.

@@ -74,8 +74,9 @@ public final class SideInputData implements Serializable {
     return new SideInputData(view.getTagInternal().getId(), urn, keyCoder, elementCoder(pc), broadcast);
   }
 
+  /** How the elements of {@code pc} are encoded here: values with their windows and panes. */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private static Coder<WindowedValue<Object>> elementCoder(PCollection<?> pc) {
+  public static Coder<WindowedValue<Object>> elementCoder(PCollection<?> pc) {
     return (Coder) WindowedValues.getFullCoder(pc.getCoder(), TranslationContext.windowCoder(pc));
   }
 

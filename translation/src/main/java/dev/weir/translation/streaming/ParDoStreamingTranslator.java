@@ -6,6 +6,8 @@ import dev.weir.translation.batch.ParDoTranslator;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Set;
+import java.util.HashSet;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.transforms.join.UnionCoder;
@@ -144,18 +146,24 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     }
     List<WindowMappingFn<?>> mappings = new ArrayList<>();
     List<Long> watermarks = new ArrayList<>();
+    List<Set<String>> fired = new ArrayList<>();
+    List<Coder<BoundedWindow>> windowCoders = new ArrayList<>();
     boolean complete = true;
     for (PCollectionView<?> view : transform.getSideInputs().values()) {
-      Instant wm = run.watermarkOf(context.viewInput(view));
+      PCollection<?> side = context.viewInput(view);
+      Instant wm = run.watermarkOf(side);
       complete &= !wm.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE);
       mappings.add(view.getWindowMappingFn());
       watermarks.add(wm.getMillis());
+      run.sideInputContents(context, view, side);
+      fired.add(new HashSet<>(run.receivedSideInputWindows(view)));
+      windowCoders.add((Coder) TranslationContext.windowCoder(side));
     }
     Instant hold = BoundedWindow.TIMESTAMP_MAX_VALUE;
     if (!complete) {
       Dataset<WindowedValue<Object>> exploded =
           in.flatMap(new ExplodeWindows(), TranslationContext.encoder(input)).persist(StorageLevel.MEMORY_AND_DISK());
-      SideInputsReady ready = new SideInputsReady(mappings, watermarks);
+      SideInputsReady ready = new SideInputsReady(mappings, watermarks, fired, windowCoders);
       context.session().sparkContext().setJobDescription(context.stepName() + " (waiting for side inputs)");
       List<byte[]> notReady =
           exploded.filter((FilterFunction<WindowedValue<Object>>) e -> !ready.call(e))
@@ -183,14 +191,22 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     }
   }
 
-  /** Whether every side input is complete for the element's (one) window. */
+  /**
+   * Whether every side input is ready for the element's (one) window: complete (its watermark
+   * passed the window), or a pane of it arrived there.
+   */
   private static final class SideInputsReady implements FilterFunction<WindowedValue<Object>> {
     private final List<WindowMappingFn<?>> mappings;
     private final List<Long> watermarks;
+    private final List<Set<String>> fired;
+    private final List<Coder<BoundedWindow>> windowCoders;
 
-    SideInputsReady(List<WindowMappingFn<?>> mappings, List<Long> watermarks) {
+    SideInputsReady(
+        List<WindowMappingFn<?>> mappings, List<Long> watermarks, List<Set<String>> fired, List<Coder<BoundedWindow>> windowCoders) {
       this.mappings = mappings;
       this.watermarks = watermarks;
+      this.fired = fired;
+      this.windowCoders = windowCoders;
     }
 
     @Override
@@ -198,7 +214,8 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
       BoundedWindow window = element.getWindows().iterator().next();
       for (int i = 0; i < mappings.size(); i++) {
         BoundedWindow side = mappings.get(i).getSideInputWindow(window);
-        if (watermarks.get(i) <= side.maxTimestamp().getMillis()) {
+        if (watermarks.get(i) <= side.maxTimestamp().getMillis()
+            && !(fired.get(i).size() > 0 && fired.get(i).contains(StreamingRun.windowKey(windowCoders.get(i), side)))) {
           return false;
         }
       }

@@ -2,7 +2,10 @@ package dev.weir.translation.streaming;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Base64;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,7 +13,10 @@ import java.util.UUID;
 import java.util.function.Supplier;
 import dev.weir.translation.SideInputData;
 import dev.weir.translation.TranslationContext;
+import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.util.CoderUtils;
+import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.spark.api.java.JavaRDD;
@@ -186,19 +192,86 @@ public final class StreamingRun {
     return watermarks.get(producerOf.get(pc)).output();
   }
 
-  /** Everything that side input {@code view} received so far, this epoch included (Beam-encoded). */
+  /**
+   * Side input {@code view} as it stands in this epoch (Beam-encoded, one window each): for every
+   * window, the elements of the latest pane received, as Beam specifies for triggered side
+   * inputs (a pane replaces the one before; in accumulating mode it holds them too). Elements
+   * that did not come from a grouping all count as one pane, so such a side input holds
+   * everything received so far.
+   */
   public List<byte[]> sideInputContents(TranslationContext context, PCollectionView<?> view, PCollection<?> pc) {
     SideInputContents contents = sideInputs.computeIfAbsent(view.getTagInternal().getId(), k -> new SideInputContents());
     if (contents.epoch < epoch) {
-      contents.elements.addAll(SideInputData.encodedElements(context, view, pc));
+      List<byte[]> added = SideInputData.encodedElements(context, view, pc);
+      if (!added.isEmpty()) {
+        contents.add(added, SideInputData.elementCoder(pc), TranslationContext.windowCoder(pc));
+      }
       contents.epoch = epoch;
     }
-    return contents.elements;
+    List<byte[]> elements = new ArrayList<>(contents.elements.size());
+    for (SideInputElement e : contents.elements) {
+      elements.add(e.bytes());
+    }
+    return elements;
   }
 
+  /**
+   * The windows (Beam-encoded, Base64) for which side input {@code view} received a pane (any
+   * element): a main-input element mapped to one of them need not wait for the window to be
+   * complete, as in Beam's DirectRunner. Call {@link #sideInputContents} first in the epoch.
+   */
+  public Set<String> receivedSideInputWindows(PCollectionView<?> view) {
+    SideInputContents contents = sideInputs.get(view.getTagInternal().getId());
+    return contents == null ? Set.of() : Collections.unmodifiableSet(contents.fired);
+  }
+
+  /** A window as a key: its Beam encoding in Base64. */
+  public static String windowKey(Coder<BoundedWindow> windowCoder, BoundedWindow window) {
+    try {
+      return Base64.getEncoder().encodeToString(CoderUtils.encodeToByteArray(windowCoder, window));
+    } catch (Exception e) {
+      throw new IllegalStateException("Could not encode window " + window, e);
+    }
+  }
+
+  private record SideInputElement(String window, long pane, byte[] bytes) implements java.io.Serializable {}
+
   private static final class SideInputContents implements java.io.Serializable {
-    final ArrayList<byte[]> elements = new ArrayList<>();
+    ArrayList<SideInputElement> elements = new ArrayList<>();
+    final HashMap<String, Long> latestPane = new HashMap<>();
+    final HashSet<String> fired = new HashSet<>();
     long epoch;
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    void add(List<byte[]> added, Coder<WindowedValue<Object>> elementCoder, Coder<? extends BoundedWindow> windowCoder) {
+      for (byte[] b : added) {
+        WindowedValue<Object> element;
+        try {
+          element = CoderUtils.decodeFromByteArray(elementCoder, b);
+        } catch (Exception e) {
+          throw new IllegalStateException("Could not decode a side input element", e);
+        }
+        for (WindowedValue<Object> single : element.explodeWindows()) {
+          BoundedWindow window = single.getWindows().iterator().next();
+          String key = windowKey((Coder) windowCoder, window);
+          org.apache.beam.sdk.transforms.windowing.PaneInfo pane = single.getPaneInfo();
+          latestPane.merge(key, pane.getIndex(), Math::max);
+          fired.add(key);
+          try {
+            elements.add(new SideInputElement(key, pane.getIndex(), CoderUtils.encodeToByteArray(elementCoder, single)));
+          } catch (Exception e) {
+            throw new IllegalStateException("Could not encode a side input element", e);
+          }
+        }
+      }
+      ArrayList<SideInputElement> latest = new ArrayList<>();
+      for (SideInputElement e : elements) {
+        if (e.pane() == latestPane.get(e.window())) {
+          latest.add(e);
+        }
+      }
+      elements = latest;
+    }
   }
 
   /** What is committed after this epoch; every step's progress must be serializable. */
