@@ -88,6 +88,10 @@ public final class WeirRunner extends PipelineRunner<PipelineResult> {
                 options.getIdleTimeoutMillis(),
                 options.getCheckpointDir())
             : null;
+    if (!streaming && options.getCheckpointDir() != null) {
+      // A batch pipeline is run again whole; there is nothing to resume.
+      LOG.warn("--checkpointDir={} is ignored: it is for streaming, and this pipeline runs in batch", options.getCheckpointDir());
+    }
 
     SparkSession session = SparkSessions.getOrCreate(options);
     PipelineMetrics metrics = PipelineMetrics.register(session.sparkContext(), options.getJobName());

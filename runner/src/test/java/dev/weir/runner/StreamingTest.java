@@ -376,20 +376,38 @@ class StreamingTest {
     assertThat(p.run().waitUntilFinish(), equalTo(PipelineResult.State.DONE));
   }
 
-  static final class TimeSorted extends DoFn<KV<String, Integer>, Integer> {
+  /** Emits, per key, the values seen so far in the order the DoFn saw them. */
+  static final class TimeSorted extends DoFn<KV<String, Integer>, String> {
+    @StateId("seen")
+    private final StateSpec<ValueState<String>> seenSpec = StateSpecs.value(StringUtf8Coder.of());
+
     @RequiresTimeSortedInput
     @ProcessElement
-    public void process(@Element KV<String, Integer> e, OutputReceiver<Integer> out) {
-      out.output(e.getValue());
+    public void process(
+        @Element KV<String, Integer> e, @StateId("seen") ValueState<String> seen, OutputReceiver<String> out) {
+      String before = seen.read();
+      String now = before == null ? "" + e.getValue() : before + "," + e.getValue();
+      seen.write(now);
+      out.output(now);
     }
   }
 
+  /**
+   * Out-of-order elements of one key, over several epochs, reach a time-sorted DoFn in timestamp
+   * order once the watermark passes them.
+   */
   @Test
-  void timeSortedInputIsRefusedInStreamingBeforeAnyJob() {
-    Pipeline p = Pipelines.create("--runtimeMode=STREAMING");
-    p.apply(Create.of(1, 2)).apply(WithKeys.of("k")).apply("Sorted", ParDo.of(new TimeSorted()));
-    UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, p::run);
-    assertThat(e.getMessage(), containsString("Sorted"));
-    assertThat(e.getMessage(), containsString("streaming"));
+  void timeSortedInputIsSortedInStreaming() {
+    Pipeline p = Pipelines.create();
+    TestStream<KV<String, Integer>> events =
+        TestStream.create(KvCoder.of(StringUtf8Coder.of(), VarIntCoder.of()))
+            .addElements(TimestampedValue.of(KV.of("k", 3), sec(3)), TimestampedValue.of(KV.of("k", 1), sec(1)))
+            .addElements(TimestampedValue.of(KV.of("k", 2), sec(2)))
+            .advanceWatermarkTo(sec(4))
+            .addElements(TimestampedValue.of(KV.of("k", 5), sec(5)))
+            .advanceWatermarkToInfinity();
+    PCollection<String> seen = p.apply(events).apply("Sorted", ParDo.of(new TimeSorted()));
+    PAssert.that(seen).containsInAnyOrder("1", "1,2", "1,2,3", "1,2,3,5");
+    assertThat(p.run().waitUntilFinish(), equalTo(PipelineResult.State.DONE));
   }
 }

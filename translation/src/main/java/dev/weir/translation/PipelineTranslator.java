@@ -245,7 +245,11 @@ public final class PipelineTranslator {
     StreamingRun run = new StreamingRun(settings, partitions, producers, producerOf, testClock, checkpoints);
     if (committed != null) {
       run.restore(committed);
-      LOG.info("Resuming after epoch {}, committed in --checkpointDir={}", committed.epoch(), checkpoints);
+      LOG.info(
+          "Resuming after epoch {}, committed in --checkpointDir={}{}",
+          committed.epoch(),
+          checkpoints,
+          run.replaysNextEpoch() ? "; epoch " + (committed.epoch() + 1) + " runs again with the clock and reads it had" : "");
     }
     try {
       if (run.finished()) {

@@ -26,7 +26,10 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *   <li>{@code pipeline}: the plan the checkpoints belong to; another pipeline is refused;
  *   <li>{@code commits/epoch-N}: the {@link EpochCommit} of epoch N, written to a temporary name
  *       and renamed, so an epoch is committed entirely or not at all; the last two are kept;
- *   <li>{@code state/<step>/...}: keyed state, written by the executors ({@link StateFiles}).
+ *   <li>{@code state/<step>/...}: keyed state, written by the executors ({@link StateFiles});
+ *   <li>{@code plans/epoch-N/...}: what epoch N, not committed yet, decided: its processing time and
+ *       how many records each source split read, so that the epoch, if cut short, runs again
+ *       the same way; deleted when N is committed.
  * </ul>
  */
 public final class CheckpointDir {
@@ -98,6 +101,37 @@ public final class CheckpointDir {
       throw new IOException("Could not rename " + tmp + " to " + commitPath(commit.epoch()));
     }
     fs.delete(commitPath(commit.epoch() - 2), false);
+    fs.delete(planDir(commit.epoch()), true);
+  }
+
+  private Path planDir(long epoch) {
+    return new Path(root, "plans/" + COMMIT + epoch);
+  }
+
+  /** Records one decision of epoch {@code epoch}, replacing it whole or not at all. */
+  void writePlan(long epoch, String name, byte[] data) throws IOException {
+    Path tmp = new Path(planDir(epoch), "." + name + ".tmp");
+    Path path = new Path(planDir(epoch), name);
+    write(tmp, data);
+    fs.delete(path, false);
+    if (!fs.rename(tmp, path)) {
+      throw new IOException("Could not rename " + tmp + " to " + path);
+    }
+  }
+
+  /** The decisions recorded for epoch {@code epoch}, by name (empty if none). */
+  java.util.Map<String, byte[]> readPlan(long epoch) throws IOException {
+    java.util.Map<String, byte[]> plan = new java.util.HashMap<>();
+    if (!fs.exists(planDir(epoch))) {
+      return plan;
+    }
+    for (FileStatus f : fs.listStatus(planDir(epoch))) {
+      String name = f.getPath().getName();
+      if (!name.startsWith(".")) {
+        plan.put(name, readAll(f.getPath()));
+      }
+    }
+    return plan;
   }
 
   /**
@@ -129,7 +163,7 @@ public final class CheckpointDir {
   }
 
   /** A file name for a step: Beam step names may hold any character. */
-  private static String stepDir(String stepName) {
+  static String stepDir(String stepName) {
     try {
       byte[] digest = MessageDigest.getInstance("SHA-256").digest(stepName.getBytes(StandardCharsets.UTF_8));
       return HexFormat.of().formatHex(digest, 0, 10);

@@ -52,6 +52,9 @@ public final class StreamingRun {
   private final List<Runnable> releases = new ArrayList<>();
   private final boolean testClock;
   private final @Nullable CheckpointDir checkpoints;
+  /** What the epoch after the restored commit decided before it was cut short, by name. */
+  private Map<String, byte[]> replay = Map.of();
+  private long replayEpoch = -1;
   private long epoch;
   private Instant clock;
   private boolean active;
@@ -296,6 +299,14 @@ public final class StreamingRun {
   /** Continues from a committed epoch: the next epoch is the one after it. */
   public void restore(EpochCommit commit) {
     epoch = commit.epoch();
+    if (checkpoints != null) {
+      try {
+        replay = checkpoints.readPlan(epoch + 1);
+      } catch (java.io.IOException e) {
+        throw new IllegalStateException("Could not read epoch " + (epoch + 1) + " from --checkpointDir=" + checkpoints, e);
+      }
+      replayEpoch = epoch + 1;
+    }
     Instant committedClock = new Instant(commit.processingTimeMillis());
     if (testClock || committedClock.isAfter(clock)) {
       clock = committedClock;
@@ -330,6 +341,60 @@ public final class StreamingRun {
         clock = now;
       }
     }
+    if (checkpoints != null) {
+      byte[] planned = replaying() ? replay.get("clock") : null;
+      if (planned != null) {
+        clock = new Instant(java.nio.ByteBuffer.wrap(planned).getLong());
+      } else {
+        plan("clock", java.nio.ByteBuffer.allocate(8).putLong(clock.getMillis()).array());
+      }
+    }
+  }
+
+  /** Whether the epoch after the restored commit had started: it runs again as it ran then. */
+  public boolean replaysNextEpoch() {
+    return !replay.isEmpty();
+  }
+
+  private boolean replaying() {
+    return epoch == replayEpoch;
+  }
+
+  private void plan(String name, byte[] data) {
+    try {
+      checkpoints.writePlan(epoch, name, data);
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("Could not record epoch " + epoch + " in --checkpointDir=" + checkpoints, e);
+    }
+  }
+
+  /**
+   * How many records each split of the current step, a source, read in the interrupted attempt
+   * of this epoch, or null: this epoch is not run again, or the attempt had not read there.
+   */
+  public long @Nullable [] plannedReads() {
+    byte[] planned = replaying() ? replay.get("read-" + CheckpointDir.stepDir(step)) : null;
+    if (planned == null) {
+      return null;
+    }
+    java.nio.LongBuffer counts = java.nio.ByteBuffer.wrap(planned).asLongBuffer();
+    long[] reads = new long[counts.remaining()];
+    counts.get(reads);
+    return reads;
+  }
+
+  /**
+   * Records how many records each split of the current step, a source, read in this epoch,
+   * before any step downstream of it runs: if the epoch is cut short, it runs again reading the
+   * same records, and so emits the same panes to the same files.
+   */
+  public void recordReads(long[] reads) {
+    if (checkpoints == null || plannedReads() != null) {
+      return;
+    }
+    java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(8 * reads.length);
+    bytes.asLongBuffer().put(reads);
+    plan("read-" + CheckpointDir.stepDir(step), bytes.array());
   }
 
   /** Makes {@code name} the current step; its producers have run in this epoch already. */

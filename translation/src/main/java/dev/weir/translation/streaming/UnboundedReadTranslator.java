@@ -93,10 +93,14 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
       // Drained: nothing more is read, and the source says it is done.
       java.util.Arrays.fill(splits.watermarks, BoundedWindow.TIMESTAMP_MAX_VALUE);
     }
+    // An epoch run again after a crash reads exactly what the interrupted attempt read, so that
+    // it emits the same panes again (see StreamingRun#plannedReads).
+    long[] planned = run.plannedReads();
     List<UnboundedSplitReader.Slice> slices = new ArrayList<>();
     for (int i = 0; i < splits.sources.size(); i++) {
-      if (splits.watermarks[i].isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE)) {
-        slices.add(new UnboundedSplitReader.Slice(i, splits.sources.get(i), splits.marks[i]));
+      boolean skip = planned != null && (i >= planned.length || planned[i] == 0);
+      if (splits.watermarks[i].isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE) && !skip) {
+        slices.add(new UnboundedSplitReader.Slice(i, splits.sources.get(i), splits.marks[i], planned == null ? -1 : planned[i]));
       }
     }
     PartitionReports<UnboundedSplitReader.Report> reports = new PartitionReports<>();
@@ -120,8 +124,10 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
     }
 
     List<Tuple2<UnboundedSource<Object, ?>, byte[]>> toFinalize = new ArrayList<>();
+    long[] recordsRead = new long[splits.sources.size()];
     for (Map.Entry<Integer, UnboundedSplitReader.Report> r : reports.value().entrySet()) {
       int split = r.getKey();
+      recordsRead[split] = r.getValue().records();
       splits.marks[split] = r.getValue().mark();
       Instant wm = new Instant(r.getValue().watermarkMillis());
       if (wm.isAfter(splits.watermarks[split])) {
@@ -132,6 +138,7 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
       }
       toFinalize.add(new Tuple2<>(splits.sources.get(split), r.getValue().mark()));
     }
+    run.recordReads(recordsRead);
     // The source's watermark: the least of its active splits'. A split that read nothing for
     // --idleTimeoutMillis is idle and leaves the minimum until it reads again; if every split
     // still running is idle, the source is idle and its watermark stays where it was.

@@ -28,8 +28,15 @@ import scala.Tuple2;
  */
 final class UnboundedSplitReader implements FlatMapFunction<Iterator<UnboundedSplitReader.Slice>, byte[]> {
 
-  /** One split and the mark it resumes from ({@code null} at the start). */
-  record Slice(int split, UnboundedSource<Object, ?> source, byte @Nullable [] mark) implements Serializable {}
+  /**
+   * One split and the mark it resumes from ({@code null} at the start); {@code records}: how many
+   * records to read exactly (an epoch run again after a crash reads what the interrupted attempt
+   * read), or -1 for the usual limits.
+   */
+  record Slice(int split, UnboundedSource<Object, ?> source, byte @Nullable [] mark, long records) implements Serializable {}
+
+  /** How long an epoch run again waits for the records the interrupted attempt read. */
+  private static final long REPLAY_WAIT_MILLIS = 60_000;
 
   /** What a split reached: its mark (Beam-encoded) and watermark, and the records it read. */
   record Report(byte[] mark, long watermarkMillis, long records) implements Serializable {}
@@ -75,18 +82,29 @@ final class UnboundedSplitReader implements FlatMapFunction<Iterator<UnboundedSp
   private <M extends UnboundedSource.CheckpointMark> Report read(Slice slice, List<byte[]> out) throws Exception {
     UnboundedSource<Object, M> source = (UnboundedSource<Object, M>) slice.source();
     M mark = slice.mark() == null ? null : CoderUtils.decodeFromByteArray(source.getCheckpointMarkCoder(), slice.mark());
-    long deadline = System.currentTimeMillis() + settings.maxReadTimeMillis();
+    boolean exact = slice.records() >= 0;
+    long limit = exact ? slice.records() : settings.maxRecordsPerSplit();
+    long deadline = System.currentTimeMillis() + (exact ? REPLAY_WAIT_MILLIS : settings.maxReadTimeMillis());
     long records = 0;
     try (UnboundedSource.UnboundedReader<Object> reader = source.createReader(options.get(), mark)) {
       boolean available = reader.start();
-      while (available) {
+      while (true) {
+        if (!available) {
+          // Replaying: the records the interrupted attempt read may not be ready yet.
+          if (!exact || System.currentTimeMillis() >= deadline) {
+            break;
+          }
+          Thread.sleep(10);
+          available = reader.advance();
+          continue;
+        }
         out.add(
             CoderUtils.encodeToByteArray(
                 elementCoder,
                 WindowedValues.of(
                     reader.getCurrent(), reader.getCurrentTimestamp(), GlobalWindow.INSTANCE, PaneInfo.NO_FIRING)));
         records++;
-        if (records >= settings.maxRecordsPerSplit() || System.currentTimeMillis() >= deadline) {
+        if (records >= limit || (!exact && System.currentTimeMillis() >= deadline)) {
           break;
         }
         available = reader.advance();
