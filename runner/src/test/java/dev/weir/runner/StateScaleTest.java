@@ -64,20 +64,36 @@ class StateScaleTest {
     }
   }
 
+  /**
+   * Cases as {@code keys:touched}, comma-separated ({@code -Dweir.scale.cases}); with {@code
+   * -Dweir.scale.checkpoints=true} each case runs twice, without and with a checkpoint dir.
+   */
   @Test
   void timePerEpochFollowsTheKeysTouched() throws Exception {
+    String cases = System.getProperty("weir.scale.cases", "10000:1000,1000000:1000,1000000:10000");
+    boolean checkpoints = Boolean.getBoolean("weir.scale.checkpoints");
     List<String> rows = new ArrayList<>();
-    rows.add(run(10_000, 1_000));
-    rows.add(run(1_000_000, 1_000));
-    rows.add(run(1_000_000, 10_000));
-    System.out.println("| keys held | keys touched per epoch | epoch 1 (all keys created) ms | median epoch ms | mean epoch ms |");
-    System.out.println("|---|---|---|---|---|");
+    for (String c : cases.split(",")) {
+      long keys = Long.parseLong(c.split(":")[0]);
+      long touched = Long.parseLong(c.split(":")[1]);
+      rows.add(run(keys, touched, null));
+      if (checkpoints) {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("weir-scale-checkpoints");
+        rows.add(run(keys, touched, dir.toString()));
+      }
+    }
+    System.out.println("| keys held | keys touched per epoch | checkpoint dir | epoch 1 (all keys created) ms | median epoch ms | mean epoch ms |");
+    System.out.println("|---|---|---|---|---|---|");
     rows.forEach(System.out::println);
   }
 
-  private static String run(long keys, long touched) throws Exception {
-    Pipeline p =
-        Pipelines.create("--blockOnRun=false", "--epochMaxRecords=" + touched / 2, "--epochIdleWaitMillis=0", "--runtimeMode=STREAMING");
+  private static String run(long keys, long touched, String checkpointDir) throws Exception {
+    List<String> args =
+        new ArrayList<>(List.of("--blockOnRun=false", "--epochMaxRecords=" + touched / 2, "--epochIdleWaitMillis=0", "--runtimeMode=STREAMING"));
+    if (checkpointDir != null) {
+      args.add("--checkpointDir=" + checkpointDir);
+    }
+    Pipeline p = Pipelines.create(args.toArray(new String[0]));
     PCollection<KV<Long, Long>> all =
         p.apply("All keys", GenerateSequence.from(0).to(keys))
             .apply("Key all", MapElements.into(TypeDescriptors.kvs(TypeDescriptors.longs(), TypeDescriptors.longs())).via(v -> KV.of(v, v)));
@@ -117,6 +133,12 @@ class StateScaleTest {
     Collections.sort(times);
     double mean = times.stream().mapToDouble(Double::doubleValue).average().orElse(0);
     return String.format(
-        "| %,d | %,d | %.0f | %.1f | %.1f |", keys, touched, (ended[1] - started) / 1e6, times.get(times.size() / 2), mean);
+        "| %,d | %,d | %s | %.0f | %.1f | %.1f |",
+        keys,
+        touched,
+        checkpointDir == null ? "no" : "yes",
+        (ended[1] - started) / 1e6,
+        times.get(times.size() / 2),
+        mean);
   }
 }
