@@ -1,16 +1,12 @@
 package dev.weir.runner;
 
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.NoSuchElementException;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.io.UnboundedSource;
 import org.apache.beam.sdk.options.PipelineOptions;
-import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.joda.time.Instant;
 
 /**
  * An unbounded source of the longs [from, to) with timestamp = value seconds, that says it is done
@@ -65,46 +61,9 @@ final class FiniteUnboundedSource extends UnboundedSource<Long, FiniteUnboundedS
     return VarLongCoder.of();
   }
 
-  private final class Reader extends UnboundedReader<Long> {
-    private long next;
-    private @Nullable Long current;
-
+  private final class Reader extends LongsReader {
     Reader(long next) {
-      this.next = next;
-    }
-
-    @Override
-    public boolean start() {
-      return advance();
-    }
-
-    @Override
-    public boolean advance() {
-      if (next >= to) {
-        current = null;
-        return false;
-      }
-      current = next;
-      next += step;
-      return true;
-    }
-
-    @Override
-    public Long getCurrent() {
-      if (current == null) {
-        throw new NoSuchElementException();
-      }
-      return current;
-    }
-
-    @Override
-    public Instant getCurrentTimestamp() {
-      return new Instant(getCurrent() * 1000);
-    }
-
-    @Override
-    public Instant getWatermark() {
-      return next >= to ? BoundedWindow.TIMESTAMP_MAX_VALUE : new Instant(next * 1000);
+      super(next, to, step);
     }
 
     @Override
@@ -116,8 +75,5 @@ final class FiniteUnboundedSource extends UnboundedSource<Long, FiniteUnboundedS
     public UnboundedSource<Long, ?> getCurrentSource() {
       return FiniteUnboundedSource.this;
     }
-
-    @Override
-    public void close() throws IOException {}
   }
 }

@@ -8,15 +8,12 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.NoSuchElementException;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.io.UnboundedSource;
 import org.apache.beam.sdk.options.PipelineOptions;
-import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.joda.time.Instant;
 
 /**
  * An unbounded source that behaves like a message queue: the longs [0, to), timestamp = value
@@ -103,48 +100,12 @@ final class QueueSource extends UnboundedSource<Long, QueueSource.Mark> {
     return VarLongCoder.of();
   }
 
-  private final class Reader extends UnboundedReader<Long> {
+  private final class Reader extends LongsReader {
     private final String ackFile;
-    private long next;
-    private @Nullable Long current;
 
     Reader(String ackFile, long next) {
+      super(next, to, step);
       this.ackFile = ackFile;
-      this.next = next;
-    }
-
-    @Override
-    public boolean start() {
-      return advance();
-    }
-
-    @Override
-    public boolean advance() {
-      if (next >= to) {
-        current = null;
-        return false;
-      }
-      current = next;
-      next += step;
-      return true;
-    }
-
-    @Override
-    public Long getCurrent() {
-      if (current == null) {
-        throw new NoSuchElementException();
-      }
-      return current;
-    }
-
-    @Override
-    public Instant getCurrentTimestamp() {
-      return new Instant(getCurrent() * 1000);
-    }
-
-    @Override
-    public Instant getWatermark() {
-      return next >= to ? BoundedWindow.TIMESTAMP_MAX_VALUE : new Instant(next * 1000);
     }
 
     @Override
@@ -156,8 +117,5 @@ final class QueueSource extends UnboundedSource<Long, QueueSource.Mark> {
     public UnboundedSource<Long, ?> getCurrentSource() {
       return QueueSource.this;
     }
-
-    @Override
-    public void close() {}
   }
 }

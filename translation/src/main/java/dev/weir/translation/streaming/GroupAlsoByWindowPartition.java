@@ -102,7 +102,7 @@ final class GroupAlsoByWindowPartition
       }
       // The keys that received elements, and those the index says have a timer due: no other
       // key can change in this epoch.
-      for (ByteBuffer bytes : KeyedStateStore.toVisit(state, byKey.keySet(), spec.inputNow, dueClock())) {
+      for (ByteBuffer bytes : KeyedStateStore.toVisit(state, byKey.keySet(), spec.policies, spec.inputNow, spec.processingTime)) {
         KeyedStateStore.KeyState key = state.get(bytes);
         if (key == null) {
           continue;
@@ -122,17 +122,6 @@ final class GroupAlsoByWindowPartition
     } catch (Exception e) {
       throw new StepFailure(spec.stepName, e);
     }
-  }
-
-  /** Up to when processing-time timers are due this epoch (null: they never fire). */
-  private Instant dueClock() {
-    if (spec.policies.processingTimeTimers() != TimePolicies.ProcessingTimeTimers.ALLOW) {
-      return null;
-    }
-    boolean endOfInput = !spec.inputNow.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE);
-    return endOfInput && spec.policies.processingTimeEndOfInput() == TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE
-        ? BoundedWindow.TIMESTAMP_MAX_VALUE
-        : spec.processingTime;
   }
 
   private ReduceFnRunner<Object, Object, Iterable<Object>, BoundedWindow> runner(

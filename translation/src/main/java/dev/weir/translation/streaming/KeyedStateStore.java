@@ -1,5 +1,6 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.TimePolicies;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -427,13 +428,26 @@ final class KeyedStateStore {
     PARTITIONS.keySet().removeIf(k -> k.startsWith(runId + '\u0000'));
   }
 
-  /** The keys to visit this epoch: those given (with elements), then those with a timer due. */
-  static List<ByteBuffer> toVisit(Partition p, Iterable<ByteBuffer> withElements, Instant watermark, @Nullable Instant clock) {
+  /**
+   * The keys to visit this epoch: those given (with elements), then those with a timer due at
+   * the new input watermark or, if the policies let processing-time timers fire, at the epoch's
+   * processing time (all of them at the end of input under FIRE_AND_QUIESCE).
+   */
+  static List<ByteBuffer> toVisit(
+      Partition p, Iterable<ByteBuffer> withElements, TimePolicies policies, Instant inputNow, Instant processingTime) {
+    Instant clock = null;
+    if (policies.processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW) {
+      boolean endOfInput = !inputNow.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE);
+      clock =
+          endOfInput && policies.processingTimeEndOfInput() == TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE
+              ? BoundedWindow.TIMESTAMP_MAX_VALUE
+              : processingTime;
+    }
     Set<ByteBuffer> visit = new LinkedHashSet<>();
     for (ByteBuffer key : withElements) {
       visit.add(key);
     }
-    visit.addAll(p.due(watermark, clock));
+    visit.addAll(p.due(inputNow, clock));
     return new ArrayList<>(visit);
   }
 }

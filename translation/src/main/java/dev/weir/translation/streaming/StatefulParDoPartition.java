@@ -120,7 +120,7 @@ final class StatefulParDoPartition
       if (advancing == null) {
         // The keys that received elements, and those the index says have a timer due: no other
         // key can change in this epoch.
-        advancing = KeyedStateStore.toVisit(state, keys.keySet(), plan.inputNow, dueClock()).iterator();
+        advancing = KeyedStateStore.toVisit(state, keys.keySet(), plan.policies, plan.inputNow, plan.processingTime).iterator();
       }
       if (!advancing.hasNext()) {
         return false;
@@ -153,17 +153,6 @@ final class StatefulParDoPartition
         keys.put(bytes, key);
       }
       return key;
-    }
-
-    /** Up to when processing-time timers are due this epoch (null: they never fire). */
-    private Instant dueClock() {
-      if (plan.policies.processingTimeTimers() != TimePolicies.ProcessingTimeTimers.ALLOW) {
-        return null;
-      }
-      boolean endOfInput = !plan.inputNow.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE);
-      return endOfInput && plan.policies.processingTimeEndOfInput() == TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE
-          ? BoundedWindow.TIMESTAMP_MAX_VALUE
-          : plan.processingTime;
     }
 
     /** Moves one key to the new watermark and clock and fires its due timers in time order. */

@@ -225,7 +225,7 @@ public final class StreamingRun {
    */
   public Set<String> receivedSideInputWindows(PCollectionView<?> view) {
     SideInputContents contents = sideInputs.get(view.getTagInternal().getId());
-    return contents == null ? Set.of() : Collections.unmodifiableSet(contents.fired);
+    return contents == null ? Set.of() : Collections.unmodifiableSet(contents.received);
   }
 
   /** A window as a key: its Beam encoding in Base64. */
@@ -242,7 +242,7 @@ public final class StreamingRun {
   private static final class SideInputContents implements java.io.Serializable {
     ArrayList<SideInputElement> elements = new ArrayList<>();
     final HashMap<String, Long> latestPane = new HashMap<>();
-    final HashSet<String> fired = new HashSet<>();
+    final HashSet<String> received = new HashSet<>();
     long epoch;
 
     @SuppressWarnings({"unchecked", "rawtypes"})
@@ -259,7 +259,7 @@ public final class StreamingRun {
           String key = windowKey((Coder) windowCoder, window);
           org.apache.beam.sdk.transforms.windowing.PaneInfo pane = single.getPaneInfo();
           latestPane.merge(key, pane.getIndex(), Math::max);
-          fired.add(key);
+          received.add(key);
           try {
             elements.add(new SideInputElement(key, pane.getIndex(), CoderUtils.encodeToByteArray(elementCoder, single)));
           } catch (Exception e) {
