@@ -1,9 +1,13 @@
 package dev.weir.runner;
 
+import dev.weir.testing.VerifiedPipeline;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 
-/** Pipelines on WeirRunner for tests, on embedded Spark bound to 127.0.0.1. */
+/**
+ * Pipelines on WeirRunner for tests, on embedded Spark bound to 127.0.0.1; each checks, when it
+ * has run, that its PAsserts all ran ({@link VerifiedPipeline}).
+ */
 final class Pipelines {
   private Pipelines() {}
 
@@ -17,6 +21,6 @@ final class Pipelines {
   }
 
   static Pipeline create(String... args) {
-    return Pipeline.create(options(args));
+    return VerifiedPipeline.create(options(args));
   }
 }

@@ -3,6 +3,7 @@ package dev.weir.translation;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import dev.weir.testing.PAssertCounts;
 import dev.weir.translation.metrics.PipelineMetrics;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.options.PipelineOptions;
@@ -76,11 +77,16 @@ public final class TestSpark {
     return run(pipeline, TimePolicies.batchDefaults());
   }
 
-  /** Runs {@code pipeline} in batch under {@code policies}; returns the plan it ran. */
+  /**
+   * Runs {@code pipeline} in batch under {@code policies} and checks that each of its PAsserts
+   * ran ({@link PAssertCounts}); returns the plan it ran.
+   */
   public static PipelineTranslator run(Pipeline pipeline, TimePolicies policies) {
     Overrides.apply(pipeline);
     PipelineTranslator plan = PipelineTranslator.check(pipeline, policies, false);
-    plan.execute(session(), pipeline.getOptions(), PipelineMetrics.register(session().sparkContext(), "test"));
+    PipelineMetrics metrics = PipelineMetrics.register(session().sparkContext(), "test");
+    plan.execute(session(), pipeline.getOptions(), metrics);
+    PAssertCounts.verify(pipeline, metrics.results());
     return plan;
   }
 
