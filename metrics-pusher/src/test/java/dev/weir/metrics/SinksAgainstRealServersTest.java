@@ -4,6 +4,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.sun.net.httpserver.HttpServer;
@@ -22,6 +23,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
 import org.apache.beam.sdk.metrics.MetricQueryResults;
 import org.apache.beam.sdk.metrics.MetricsOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
@@ -95,16 +97,40 @@ class SinksAgainstRealServersTest {
   @Test
   void pushgatewaySinkReplacesTheJobGroup() throws Exception {
     MetricsOptions options = options("--metricsPushgatewayUrl=" + servers.pushgatewayUrl(), "--metricsPushgatewayJob=weir-test");
+    String counter = "beam_counter{instance=\"\",job=\"weir-test\",kind=\"%s\",name=\"elements\",namespace=\"my.ns\","
+        + "step=\"Count/ParMultiDo(Count)\"} %d\n";
+    String distributionMax = "beam_distribution_max{instance=\"\",job=\"weir-test\",kind=\"committed\",name=\"sizes\","
+        + "namespace=\"ns\",step=\"Stats\"} 7\n";
     new PushgatewayMetricsSink(options).writeMetrics(SAMPLE);
-    HttpResponse<String> metrics = HttpClient.newHttpClient().send(
+    // The Pushgateway answers a PUT once it has applied it, so a read after it sees it.
+    String first = pushgatewayGroup("weir-test");
+    assertThat(first, containsString(String.format(counter, "attempted", 7)));
+    assertThat(first, containsString(String.format(counter, "committed", 5)));
+    assertThat(first, containsString(distributionMax));
+
+    // A later push with other values and without the distribution: the whole group is replaced,
+    // not merged into (a POST would keep the distribution).
+    new PushgatewayMetricsSink(options).writeMetrics(MetricQueryResults.create(
+        List.of(TestResults.result("Count/ParMultiDo(Count)", "my.ns", "elements", 6L, 8L)),
+        List.of(), List.of(), List.of(), List.of(), List.of()));
+    String second = pushgatewayGroup("weir-test");
+    assertThat(second, containsString(String.format(counter, "attempted", 8)));
+    assertThat(second, containsString(String.format(counter, "committed", 6)));
+    assertThat(second, not(containsString(String.format(counter, "attempted", 7))));
+    assertThat(second, not(containsString("beam_distribution")));
+  }
+
+  /** The samples of one job's group, each line ending in a newline: the rest is the Pushgateway's own metrics. */
+  private static String pushgatewayGroup(String job) throws IOException, InterruptedException {
+    HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    HttpResponse<String> response = client.send(
         HttpRequest.newBuilder(URI.create(servers.pushgatewayUrl() + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
         HttpResponse.BodyHandlers.ofString());
-    assertThat(metrics.body(), containsString(
-        "beam_counter{instance=\"\",job=\"weir-test\",kind=\"attempted\",name=\"elements\",namespace=\"my.ns\","
-            + "step=\"Count/ParMultiDo(Count)\"} 7\n"));
-    assertThat(metrics.body(), containsString(
-        "beam_distribution_max{instance=\"\",job=\"weir-test\",kind=\"committed\",name=\"sizes\",namespace=\"ns\","
-            + "step=\"Stats\"} 7\n"));
+    assertThat(response.statusCode(), equalTo(200));
+    return response.body().lines()
+        .filter(line -> !line.startsWith("#") && line.contains("job=\"" + job + "\""))
+        .map(line -> line + "\n")
+        .collect(Collectors.joining());
   }
 
   private static MetricsOptions options(String... args) {
