@@ -83,7 +83,8 @@ public final class CrashTestPipeline {
 
   static Pipeline build(String output, String ackDir, String... args) {
     Pipeline p = Pipelines.create(args);
-    p.apply(Read.from(new QueueSource(ackDir, VALUES)))
+    String checkpointDir = p.getOptions().as(WeirPipelineOptions.class).getCheckpointDir();
+    p.apply(Read.from(new QueueSource(ackDir, checkpointDir, VALUES)))
         .apply(
             MapElements.into(TypeDescriptors.kvs(TypeDescriptors.integers(), TypeDescriptors.longs()))
                 .via(v -> KV.of((int) (v % KEYS), v)))

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.sdk.coders.Coder;
@@ -21,22 +22,31 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * file per split that outlives the pipeline, and acknowledged values are gone: a reader (with a
  * mark or without) starts after the last acknowledged value. So a runner that finalizes a mark
  * before its epoch is committed loses data on a crash, and one that does not resume from its
- * checkpoint loses the state built from acknowledged values. Watermark: the next value's time,
- * the end of time after the last.
+ * checkpoint loses the state built from acknowledged values. Written down for the test
+ * ({@link #violations}): a reader created from a mark that disagrees with what is acknowledged,
+ * and a mark finalized while no commit newer than the mark is in the checkpoint dir (finalized
+ * before its epoch was committed). Watermark: the next value's time, the end of time after the
+ * last.
  */
 final class QueueSource extends UnboundedSource<Long, QueueSource.Mark> {
   private final String ackDir;
+  private final @Nullable String checkpointDir;
   private final long first;
   private final long to;
   private final long step;
   private final int split;
 
-  QueueSource(String ackDir, long to) {
-    this(ackDir, 0, to, 1, 0);
+  /**
+   * @param checkpointDir the pipeline's {@code --checkpointDir}, or null: a mark finalized before
+   *     a commit newer than the mark is there is written down ({@link #violations})
+   */
+  QueueSource(String ackDir, @Nullable String checkpointDir, long to) {
+    this(ackDir, checkpointDir, 0, to, 1, 0);
   }
 
-  private QueueSource(String ackDir, long first, long to, long step, int split) {
+  private QueueSource(String ackDir, @Nullable String checkpointDir, long first, long to, long step, int split) {
     this.ackDir = ackDir;
+    this.checkpointDir = checkpointDir;
     this.first = first;
     this.to = to;
     this.step = step;
@@ -47,10 +57,13 @@ final class QueueSource extends UnboundedSource<Long, QueueSource.Mark> {
   static final class Mark implements UnboundedSource.CheckpointMark, java.io.Serializable {
     final String ackFile;
     final long next;
+    final long createdMillis = System.currentTimeMillis();
+    final @Nullable String checkpointDir;
 
-    Mark(String ackFile, long next) {
+    Mark(String ackFile, long next, @Nullable String checkpointDir) {
       this.ackFile = ackFile;
       this.next = next;
+      this.checkpointDir = checkpointDir;
     }
 
     @Override
@@ -59,10 +72,34 @@ final class QueueSource extends UnboundedSource<Long, QueueSource.Mark> {
       if (acknowledged(file, Long.MIN_VALUE) >= next) {
         return;
       }
+      // The epoch that made this mark commits after the mark was made; until then the newest
+      // commit is an older epoch's, written before this mark existed.
+      if (checkpointDir != null && newestCommitMillis(Path.of(checkpointDir)) < createdMillis) {
+        violation(
+            file.getParent().toString(),
+            file.getFileName() + " up to " + next + " finalized before the epoch that read it was committed");
+      }
       Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
       Files.writeString(tmp, Long.toString(next), StandardCharsets.UTF_8);
       Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
+  }
+
+  /** When the newest commit in the checkpoint dir was written, or 0 if there is none. */
+  private static long newestCommitMillis(Path checkpointDir) throws IOException {
+    Path commits = checkpointDir.resolve("commits");
+    if (!Files.isDirectory(commits)) {
+      return 0;
+    }
+    long newest = 0;
+    try (java.util.stream.Stream<Path> files = Files.list(commits)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        if (f.getFileName().toString().startsWith("epoch-")) {
+          newest = Math.max(newest, Files.getLastModifiedTime(f).toMillis());
+        }
+      }
+    }
+    return newest;
   }
 
   private static long acknowledged(Path file, long otherwise) {
@@ -78,7 +115,7 @@ final class QueueSource extends UnboundedSource<Long, QueueSource.Mark> {
     List<QueueSource> splits = new ArrayList<>();
     int n = Math.max(1, desiredNumSplits);
     for (int i = 0; i < n; i++) {
-      splits.add(new QueueSource(ackDir, first + i * step, to, step * n, i));
+      splits.add(new QueueSource(ackDir, checkpointDir, first + i * step, to, step * n, i));
     }
     return splits;
   }
@@ -86,8 +123,30 @@ final class QueueSource extends UnboundedSource<Long, QueueSource.Mark> {
   @Override
   public UnboundedReader<Long> createReader(PipelineOptions options, @Nullable Mark mark) {
     String ackFile = Path.of(ackDir, "split-" + split).toString();
-    long next = Math.max(mark == null ? first : mark.next, acknowledged(Path.of(ackFile), first));
-    return new Reader(ackFile, next);
+    long from = mark == null ? first : mark.next;
+    long acknowledged = acknowledged(Path.of(ackFile), first);
+    if (acknowledged != from) {
+      // A reader resumes from the last committed mark, which was finalized before reading went
+      // on. Acknowledged beyond it: a mark was finalized before its epoch was committed (and the
+      // values in between are gone). Acknowledged short of it: a committed mark was never
+      // finalized. A real queue says nothing; this one writes it down for the test.
+      violation(ackDir, "split " + split + " resumes from " + from + " but " + acknowledged + " is acknowledged");
+    }
+    return new Reader(ackFile, Math.max(from, acknowledged));
+  }
+
+  /** Where {@link #createReader} writes down marks finalized too early or never. */
+  static Path violations(String ackDir) {
+    return Path.of(ackDir, "violations");
+  }
+
+  private static void violation(String ackDir, String what) {
+    try {
+      Files.writeString(
+          violations(ackDir), what + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   @Override
@@ -110,7 +169,7 @@ final class QueueSource extends UnboundedSource<Long, QueueSource.Mark> {
 
     @Override
     public CheckpointMark getCheckpointMark() {
-      return new Mark(ackFile, next);
+      return new Mark(ackFile, next, checkpointDir);
     }
 
     @Override
