@@ -6,6 +6,7 @@ import dev.weir.nexmark.launcher.RunRecord;
 import dev.weir.nexmark.model.Event;
 import dev.weir.nexmark.queries.NexmarkQuery;
 import dev.weir.nexmark.queries.Queries;
+import dev.weir.nexmark.reference.ReferenceModels;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,6 +17,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.UUID;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.metrics.Counter;
@@ -31,9 +33,11 @@ import org.apache.beam.sdk.values.PCollection;
 
 /**
  * Runs Nexmark queries on any Beam runner ({@code --runner}), checks each result against the
- * query's model (count and an order-independent hash of the results), prints a table with the
- * change against the previous run of the same query, appends the runs to the results history
- * (JDBC) and redraws the dashboard from it.
+ * query's reference model (count and an order-independent hash of the results), prints a table
+ * with the change against the previous run of the same query, appends the runs to the results
+ * history (JDBC) under this launch's run id ({@code --runId}) and redraws the dashboard from it.
+ * Every query asked for (with {@code --query}, or the whole suite) must run and be correct: a
+ * query the runner refuses fails the launch like a wrong one.
  */
 public final class Launcher {
   private static final String NAMESPACE = "nexmark";
@@ -46,7 +50,7 @@ public final class Launcher {
     }
   }
 
-  /** Runs the queries {@code args} ask for; true if every result was correct. */
+  /** Runs the queries {@code args} ask for; true if every one ran and its results were correct. */
   public static boolean run(String[] args) throws Exception {
     NexmarkOptions options = PipelineOptionsFactory.fromArgs(args).withValidation().as(NexmarkOptions.class);
     List<NexmarkQuery<?>> queries = new ArrayList<>();
@@ -60,6 +64,7 @@ public final class Launcher {
     String runner = options.getRunner().getSimpleName();
     String mode = options.getMode().name();
     String commit = commit();
+    String runId = options.getRunId() != null ? options.getRunId() : UUID.randomUUID().toString();
     List<String[]> table = new ArrayList<>();
     boolean allCorrect = true;
     Files.createDirectories(Path.of(options.getDashboard()).toAbsolutePath().getParent());
@@ -67,7 +72,11 @@ public final class Launcher {
     // (Spark, for WeirRunner).
     NexmarkConfig warmUp = new NexmarkConfig();
     warmUp.numEvents = 1_000;
-    run(queries.get(0), warmUp, args, runner, mode, commit);
+    try {
+      run(queries.get(0), warmUp, args, runner, mode, commit, runId);
+    } catch (UnsupportedOperationException e) {
+      // Reported (and failed) when the query itself runs below.
+    }
     try (ResultsHistory history = new ResultsHistory(options.getHistoryUrl())) {
       for (NexmarkQuery<?> query : queries) {
         NexmarkConfig config = config(options, query.number());
@@ -75,11 +84,13 @@ public final class Launcher {
             query.number(), query.name(), runner, mode, config.numEvents);
         RunRecord run;
         try {
-          run = run(query, config, args, runner, mode, commit);
+          run = run(query, config, args, runner, mode, commit, runId);
         } catch (UnsupportedOperationException e) {
-          // The runner refused the pipeline before running it: say so, record nothing.
-          System.out.printf(Locale.ROOT, "  not supported on %s: %s%n", runner, e.getMessage());
-          table.add(new String[] {String.valueOf(query.number()), query.name(), "-", "-", "-", "refused", "-"});
+          // The runner refused the pipeline before running it: nothing to record, and the
+          // launch fails, since the query was asked for.
+          System.out.printf(Locale.ROOT, "  REFUSED by %s: %s%n", runner, e.getMessage());
+          table.add(new String[] {String.valueOf(query.number()), query.name(), "-", "-", "-", "REFUSED", "-"});
+          allCorrect = false;
           continue;
         }
         Optional<RunRecord> baseline = history.baseline(runner, mode, query.number(), config.numEvents);
@@ -99,7 +110,7 @@ public final class Launcher {
           Dashboard.render(history.all(), options.getRegressionThresholdPercent()), StandardCharsets.UTF_8);
     }
     printTable(runner, mode, table);
-    System.out.println("dashboard: " + Path.of(options.getDashboard()).toAbsolutePath());
+    System.out.println("run id " + runId + "; dashboard: " + Path.of(options.getDashboard()).toAbsolutePath());
     return allCorrect;
   }
 
@@ -126,8 +137,9 @@ public final class Launcher {
 
   @SuppressWarnings({"unchecked", "rawtypes"})
   private static RunRecord run(
-      NexmarkQuery<?> query, NexmarkConfig config, String[] args, String runner, String mode, String commit) {
-    Collection<?> expected = query.model(NexmarkEvents.inMemory(config), config);
+      NexmarkQuery<?> query, NexmarkConfig config, String[] args, String runner, String mode, String commit,
+      String runId) {
+    Collection<?> expected = ReferenceModels.forQuery(query.number()).expected(NexmarkEvents.inMemory(config), config);
     long expectedHash = 0;
     for (Object o : expected) {
       expectedHash += o.hashCode();
@@ -147,7 +159,7 @@ public final class Launcher {
     long runtimeMs = Math.max(1, (System.nanoTime() - start) / 1_000_000);
     long count = counter(result, "results");
     long hash = counter(result, "resultHash");
-    return new RunRecord(Instant.now(), commit, runner, mode, query.number(), config.numEvents, runtimeMs,
+    return new RunRecord(runId, Instant.now(), commit, runner, mode, query.number(), config.numEvents, runtimeMs,
         config.numEvents * 1000.0 / runtimeMs, count, count == expected.size() && hash == expectedHash);
   }
 

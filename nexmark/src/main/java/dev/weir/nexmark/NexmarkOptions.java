@@ -54,6 +54,12 @@ public interface NexmarkOptions extends PipelineOptions {
 
   void setHistoryUrl(String value);
 
+  @Description("Id recorded with every run of this launch, so that a check can tell its runs from"
+      + " earlier ones in the history (default: a random UUID)")
+  String getRunId();
+
+  void setRunId(String value);
+
   @Description("Where the HTML dashboard is written")
   @Default.String("nexmark-results/dashboard.html")
   String getDashboard();

@@ -22,7 +22,7 @@ class LauncherTest {
     for (String runner : List.of("DirectRunner", "WeirRunner")) {
       boolean correct = Launcher.run(new String[] {
         "--runner=" + runner, "--query=2,8", "--numEvents=5000", "--sparkMaster=local[2]",
-        "--historyUrl=" + history, "--dashboard=" + dashboard});
+        "--historyUrl=" + history, "--dashboard=" + dashboard, "--runId=launch-" + runner});
       assertThat(runner + " results equal the models", correct, is(true));
     }
     try (ResultsHistory h = new ResultsHistory(history)) {
@@ -30,9 +30,22 @@ class LauncherTest {
       assertThat(runs.size(), equalTo(4));
       assertThat(runs.stream().allMatch(RunRecord::correct), is(true));
       assertThat(runs.get(0).results(), equalTo(runs.get(2).results()));
+      assertThat(runs.stream().map(RunRecord::runId).distinct().sorted().toList(),
+          equalTo(List.of("launch-DirectRunner", "launch-WeirRunner")));
     }
     String html = Files.readString(Path.of(dashboard));
-    assertThat(html, containsString("data-panel=\"DirectRunner / BATCH\""));
-    assertThat(html, containsString("data-panel=\"WeirRunner / BATCH\""));
+    assertThat(html, containsString(
+        "data-panel=\"DirectRunner / BATCH\" data-last-run=\"launch-DirectRunner\" data-last-run-queries=\"2\""));
+    assertThat(html, containsString(
+        "data-panel=\"WeirRunner / BATCH\" data-last-run=\"launch-WeirRunner\" data-last-run-queries=\"2\""));
+  }
+
+  /** A query that was asked for and refused by the runner fails the launch, as a wrong one does. */
+  @Test
+  void aRefusedQueryFailsTheLaunch(@TempDir Path dir) throws Exception {
+    boolean ok = Launcher.run(new String[] {
+      "--runner=" + RefusingRunner.class.getName(), "--query=2", "--numEvents=1000",
+      "--historyUrl=jdbc:h2:" + dir.resolve("history"), "--dashboard=" + dir.resolve("dashboard.html")});
+    assertThat("a launch whose query was refused", ok, is(false));
   }
 }

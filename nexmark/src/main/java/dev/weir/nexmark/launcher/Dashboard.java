@@ -11,7 +11,9 @@ import java.util.TreeMap;
  * history: one panel per runner x mode, in each a row per query with its events/s and result
  * count over the runs. A run whose events/s fell more than the threshold below the run before
  * it is marked as a regression (a red point and a line in the regression list); a run whose
- * results were wrong is marked too.
+ * results were wrong is marked too. Each panel names the launch of its latest run and how many
+ * queries that launch recorded in it ({@code data-last-run}, {@code data-last-run-queries}), so
+ * that a check of a fresh launch can tell its panels from those an earlier launch left.
  */
 public final class Dashboard {
   private static final int WIDTH = 360;
@@ -35,7 +37,21 @@ public final class Dashboard {
         .append(format(thresholdPercent)).append("% below the previous run of the same query.</p>\n");
     List<String> regressions = new ArrayList<>();
     for (Map.Entry<String, Map<Integer, List<RunRecord>>> panel : panels.entrySet()) {
-      html.append("<section class=\"panel\" data-panel=\"").append(escape(panel.getKey())).append("\">\n<h2>")
+      RunRecord latest = null;
+      for (List<RunRecord> series : panel.getValue().values()) {
+        for (RunRecord r : series) {
+          if (latest == null || r.time().isAfter(latest.time())) {
+            latest = r;
+          }
+        }
+      }
+      String lastRun = latest.runId();
+      long lastRunQueries = panel.getValue().values().stream()
+          .filter(series -> series.stream().anyMatch(r -> r.runId().equals(lastRun)))
+          .count();
+      html.append("<section class=\"panel\" data-panel=\"").append(escape(panel.getKey()))
+          .append("\" data-last-run=\"").append(escape(lastRun))
+          .append("\" data-last-run-queries=\"").append(lastRunQueries).append("\">\n<h2>")
           .append(escape(panel.getKey())).append("</h2>\n<table><tr><th>query</th><th>events/s over runs</th>")
           .append("<th>result count over runs</th><th>last events/s</th><th>last results</th><th>correct</th></tr>\n");
       for (Map.Entry<Integer, List<RunRecord>> query : panel.getValue().entrySet()) {

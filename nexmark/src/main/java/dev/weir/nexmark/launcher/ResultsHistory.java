@@ -13,7 +13,8 @@ import java.util.Optional;
 
 /**
  * The history of Nexmark runs in a relational database reached through JDBC: an embedded H2
- * file by default, any server database by URL. One table, created when missing.
+ * file by default, any server database by URL. One table, created when missing; a table from
+ * before run ids were recorded gets the column (its old runs have none).
  */
 public final class ResultsHistory implements AutoCloseable {
   private final Connection connection;
@@ -24,13 +25,29 @@ public final class ResultsHistory implements AutoCloseable {
       s.execute("CREATE TABLE IF NOT EXISTS nexmark_runs ("
           + "run_time TIMESTAMP NOT NULL, run_commit VARCHAR(64) NOT NULL, runner VARCHAR(128) NOT NULL, "
           + "mode VARCHAR(16) NOT NULL, query INT NOT NULL, events BIGINT NOT NULL, runtime_ms BIGINT NOT NULL, "
-          + "events_per_sec DOUBLE PRECISION NOT NULL, results BIGINT NOT NULL, correct BOOLEAN NOT NULL)");
+          + "events_per_sec DOUBLE PRECISION NOT NULL, results BIGINT NOT NULL, correct BOOLEAN NOT NULL, "
+          + "run_id VARCHAR(64))");
+    }
+    if (!hasRunIdColumn()) {
+      try (Statement s = connection.createStatement()) {
+        s.execute("ALTER TABLE nexmark_runs ADD COLUMN run_id VARCHAR(64)");
+      }
+    }
+  }
+
+  private boolean hasRunIdColumn() {
+    try (Statement s = connection.createStatement();
+        ResultSet rs = s.executeQuery("SELECT run_id FROM nexmark_runs WHERE 1 = 0")) {
+      return true;
+    } catch (SQLException e) {
+      return false;
     }
   }
 
   public void append(RunRecord r) throws SQLException {
     try (PreparedStatement s = connection.prepareStatement(
-        "INSERT INTO nexmark_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+        "INSERT INTO nexmark_runs (run_time, run_commit, runner, mode, query, events, runtime_ms, "
+            + "events_per_sec, results, correct, run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
       s.setTimestamp(1, Timestamp.from(r.time()));
       s.setString(2, r.commit());
       s.setString(3, r.runner());
@@ -41,6 +58,7 @@ public final class ResultsHistory implements AutoCloseable {
       s.setDouble(8, r.eventsPerSecond());
       s.setLong(9, r.results());
       s.setBoolean(10, r.correct());
+      s.setString(11, r.runId());
       s.executeUpdate();
     }
   }
@@ -73,7 +91,9 @@ public final class ResultsHistory implements AutoCloseable {
   }
 
   private static RunRecord read(ResultSet rs) throws SQLException {
+    String runId = rs.getString("run_id");
     return new RunRecord(
+        runId == null ? "" : runId,
         rs.getTimestamp("run_time").toInstant(),
         rs.getString("run_commit"),
         rs.getString("runner"),

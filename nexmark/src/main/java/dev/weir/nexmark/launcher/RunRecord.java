@@ -2,8 +2,9 @@ package dev.weir.nexmark.launcher;
 
 import java.time.Instant;
 
-/** One query run as the results history keeps it. */
+/** One query run as the results history keeps it; {@code runId} names the launch it was part of. */
 public record RunRecord(
+    String runId,
     Instant time,
     String commit,
     String runner,

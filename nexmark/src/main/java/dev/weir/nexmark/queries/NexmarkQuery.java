@@ -2,15 +2,12 @@ package dev.weir.nexmark.queries;
 
 import dev.weir.nexmark.NexmarkConfig;
 import dev.weir.nexmark.model.Event;
-import java.util.Collection;
-import java.util.List;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.TimestampedValue;
 
 /**
- * One Nexmark query: the Beam transform from events to results, and its reference model, an
- * independent plain-Java computation of the same results over the same events.
+ * One Nexmark query: the Beam transform from events to results. Its reference model, written
+ * apart from it, is {@code dev.weir.nexmark.reference.ReferenceModels.forQuery(number())}.
  */
 public interface NexmarkQuery<T> {
   /** Beam's number of the query. */
@@ -30,7 +27,4 @@ public interface NexmarkQuery<T> {
   default PCollection<T> checked(PCollection<T> output) {
     return output;
   }
-
-  /** The expected results, in any order, for {@code events} in stream order. */
-  Collection<T> model(List<TimestampedValue<Event>> events, NexmarkConfig config);
 }

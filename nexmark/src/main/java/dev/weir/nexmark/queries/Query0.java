@@ -2,15 +2,11 @@ package dev.weir.nexmark.queries;
 
 import dev.weir.nexmark.NexmarkConfig;
 import dev.weir.nexmark.model.Event;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.List;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.TimestampedValue;
 
 /** Query 0, PASSTHROUGH: every event, through a round trip of its coder (the cost of a copy). */
 public final class Query0 implements NexmarkQuery<Event> {
@@ -32,13 +28,6 @@ public final class Query0 implements NexmarkQuery<Event> {
         return events.apply(ParDo.of(new RoundTrip())).setCoder(Event.EventCoder.INSTANCE);
       }
     };
-  }
-
-  @Override
-  public Collection<Event> model(List<TimestampedValue<Event>> events, NexmarkConfig config) {
-    List<Event> out = new ArrayList<>();
-    events.forEach(e -> out.add(e.getValue()));
-    return out;
   }
 
   private static final class RoundTrip extends DoFn<Event, Event> {

@@ -6,9 +6,6 @@ import dev.weir.nexmark.model.Event;
 import java.io.OutputStream;
 import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
-import java.util.Collection;
-import java.util.List;
-import java.util.TreeSet;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
@@ -33,7 +30,6 @@ import org.apache.beam.sdk.transforms.windowing.Repeatedly;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.TimestampedValue;
 import org.joda.time.Duration;
 
 /**
@@ -91,16 +87,6 @@ public final class Query10 implements NexmarkQuery<Done> {
             .setCoder(SerializableCoder.of(Done.class));
       }
     };
-  }
-
-  @Override
-  public Collection<Done> model(List<TimestampedValue<Event>> events, NexmarkConfig config) {
-    long size = config.windowSizeSec * 1000L;
-    TreeSet<Long> windows = new TreeSet<>();
-    for (TimestampedValue<Event> e : events) {
-      windows.add(Windows.fixedStart(e.getTimestamp().getMillis(), size));
-    }
-    return windows.stream().map(start -> new Done(done(start + size - 1))).toList();
   }
 
   private static final class ByShard extends DoFn<Event, KV<Integer, Event>> {

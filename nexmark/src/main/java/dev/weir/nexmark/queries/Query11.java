@@ -3,12 +3,6 @@ package dev.weir.nexmark.queries;
 import dev.weir.nexmark.NexmarkConfig;
 import dev.weir.nexmark.model.BidsPerSession;
 import dev.weir.nexmark.model.Event;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.transforms.Count;
@@ -17,7 +11,6 @@ import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.windowing.Sessions;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.TimestampedValue;
 import org.joda.time.Duration;
 
 /**
@@ -53,32 +46,4 @@ public final class Query11 implements NexmarkQuery<BidsPerSession> {
     };
   }
 
-  @Override
-  public Collection<BidsPerSession> model(List<TimestampedValue<Event>> events, NexmarkConfig config) {
-    long gap = config.windowSizeSec * 1000L;
-    Map<Long, TreeMap<Long, Long>> bidTimes = new HashMap<>();
-    for (TimestampedValue<Event> e : events) {
-      if (e.getValue().bid != null) {
-        bidTimes.computeIfAbsent(e.getValue().bid.bidder, k -> new TreeMap<>())
-            .merge(e.getTimestamp().getMillis(), 1L, Long::sum);
-      }
-    }
-    List<BidsPerSession> out = new ArrayList<>();
-    bidTimes.forEach((bidder, times) -> {
-      long sessionEnd = Long.MIN_VALUE;
-      long count = 0;
-      for (Map.Entry<Long, Long> t : times.entrySet()) {
-        if (count > 0 && t.getKey() >= sessionEnd) {
-          out.add(new BidsPerSession(bidder, count));
-          count = 0;
-        }
-        count += t.getValue();
-        sessionEnd = Math.max(sessionEnd, t.getKey() + gap);
-      }
-      if (count > 0) {
-        out.add(new BidsPerSession(bidder, count));
-      }
-    });
-    return out;
-  }
 }

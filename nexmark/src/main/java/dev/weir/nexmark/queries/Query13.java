@@ -3,8 +3,6 @@ package dev.weir.nexmark.queries;
 import dev.weir.nexmark.NexmarkConfig;
 import dev.weir.nexmark.model.Bid;
 import dev.weir.nexmark.model.Event;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.LongStream;
@@ -19,7 +17,6 @@ import org.apache.beam.sdk.transforms.View;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionView;
-import org.apache.beam.sdk.values.TimestampedValue;
 
 /**
  * Query 13, BOUNDED_SIDE_INPUT_JOIN: every bid joined with a bounded map side input (rows
@@ -56,18 +53,6 @@ public final class Query13 implements NexmarkQuery<Bid> {
             .setCoder(Bid.BidCoder.INSTANCE);
       }
     };
-  }
-
-  @Override
-  public Collection<Bid> model(List<TimestampedValue<Event>> events, NexmarkConfig config) {
-    List<Bid> out = new ArrayList<>();
-    for (TimestampedValue<Event> e : events) {
-      Bid b = e.getValue().bid;
-      if (b != null) {
-        out.add(new Bid(b.auction, b.bidder, b.price, b.dateTime, String.valueOf(b.bidder % SIDE_INPUT_ROWS)));
-      }
-    }
-    return out;
   }
 
   private static final class Join extends DoFn<Event, Bid> {

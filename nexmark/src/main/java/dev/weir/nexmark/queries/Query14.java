@@ -3,12 +3,7 @@ package dev.weir.nexmark.queries;
 import dev.weir.nexmark.NexmarkConfig;
 import dev.weir.nexmark.model.Bid;
 import dev.weir.nexmark.model.Event;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
@@ -26,9 +21,7 @@ import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionView;
-import org.apache.beam.sdk.values.TimestampedValue;
 import org.joda.time.Duration;
-import org.joda.time.Instant;
 
 /**
  * Query 14, SESSION_SIDE_INPUT_JOIN: bids grouped into sessions per bidder, each bid joined with
@@ -44,10 +37,6 @@ public final class Query14 implements NexmarkQuery<Bid> {
   @Override
   public String name() {
     return "SESSION_SIDE_INPUT_JOIN";
-  }
-
-  static String extra(long bidder, Instant start, Instant end) {
-    return (bidder % Query13.SIDE_INPUT_ROWS) + ":" + start + ":" + end;
   }
 
   @Override
@@ -70,43 +59,6 @@ public final class Query14 implements NexmarkQuery<Bid> {
             .apply("BackToGlobal", Window.into(new GlobalWindows()));
       }
     };
-  }
-
-  @Override
-  public Collection<Bid> model(List<TimestampedValue<Event>> events, NexmarkConfig config) {
-    long gap = Duration.standardMinutes(config.sessionGapMinutes).getMillis();
-    Map<Long, TreeMap<Long, List<Bid>>> byBidder = new HashMap<>();
-    for (TimestampedValue<Event> e : events) {
-      if (e.getValue().bid != null) {
-        byBidder.computeIfAbsent(e.getValue().bid.bidder, k -> new TreeMap<>())
-            .computeIfAbsent(e.getTimestamp().getMillis(), k -> new ArrayList<>()).add(e.getValue().bid);
-      }
-    }
-    List<Bid> out = new ArrayList<>();
-    byBidder.forEach((bidder, byTime) -> {
-      List<Bid> session = new ArrayList<>();
-      long start = 0;
-      long end = Long.MIN_VALUE;
-      for (Map.Entry<Long, List<Bid>> t : byTime.entrySet()) {
-        if (!session.isEmpty() && t.getKey() >= end) {
-          flush(out, bidder, session, start, end);
-          session.clear();
-        }
-        if (session.isEmpty()) {
-          start = t.getKey();
-        }
-        session.addAll(t.getValue());
-        end = Math.max(end, t.getKey() + gap);
-      }
-      flush(out, bidder, session, start, end);
-    });
-    return out;
-  }
-
-  private static void flush(List<Bid> out, long bidder, List<Bid> session, long start, long end) {
-    for (Bid b : session) {
-      out.add(new Bid(b.auction, b.bidder, b.price, b.dateTime, extra(bidder, new Instant(start), new Instant(end))));
-    }
   }
 
   private static final class BidsByBidder extends DoFn<Event, KV<Long, Bid>> {

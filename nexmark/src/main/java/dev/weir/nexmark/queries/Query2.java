@@ -3,14 +3,10 @@ package dev.weir.nexmark.queries;
 import dev.weir.nexmark.NexmarkConfig;
 import dev.weir.nexmark.model.AuctionPrice;
 import dev.weir.nexmark.model.Event;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.List;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.TimestampedValue;
 
 /** Query 2, SELECTION: auction and price of the bids on every {@code auctionSkip}-th auction. */
 public final class Query2 implements NexmarkQuery<AuctionPrice> {
@@ -33,17 +29,6 @@ public final class Query2 implements NexmarkQuery<AuctionPrice> {
         return events.apply(ParDo.of(new Select(skip))).setCoder(AuctionPrice.AuctionPriceCoder.INSTANCE);
       }
     };
-  }
-
-  @Override
-  public Collection<AuctionPrice> model(List<TimestampedValue<Event>> events, NexmarkConfig config) {
-    List<AuctionPrice> out = new ArrayList<>();
-    for (TimestampedValue<Event> e : events) {
-      if (e.getValue().bid != null && e.getValue().bid.auction % config.auctionSkip == 0) {
-        out.add(new AuctionPrice(e.getValue().bid.auction, e.getValue().bid.price));
-      }
-    }
-    return out;
   }
 
   private static final class Select extends DoFn<Event, AuctionPrice> {

@@ -5,12 +5,8 @@ import dev.weir.nexmark.model.Auction;
 import dev.weir.nexmark.model.Event;
 import dev.weir.nexmark.model.NameCityStateId;
 import dev.weir.nexmark.model.Person;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Set;
+import org.apache.beam.sdk.coders.InstantCoder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.state.BagState;
@@ -26,14 +22,14 @@ import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.TimestampedValue;
 import org.joda.time.Duration;
+import org.joda.time.Instant;
 
 /**
  * Query 3, LOCAL_ITEM_SUGGESTION: who sells in category 10 in Oregon, Idaho or California. A
  * stateful join by seller id: the person is kept in state, auctions that arrive before their
- * seller wait in a bag, and a timer forgets both {@code maxAuctionsWaitingTime} seconds after
- * the last event of the seller.
+ * seller wait in a bag, and an event-time timer forgets both {@code maxAuctionsWaitingTime}
+ * seconds after the seller's latest event (once the watermark has passed that time).
  */
 public final class Query3 implements NexmarkQuery<NameCityStateId> {
   private static final Set<String> STATES = Set.of("OR", "ID", "CA");
@@ -64,29 +60,6 @@ public final class Query3 implements NexmarkQuery<NameCityStateId> {
     };
   }
 
-  @Override
-  public Collection<NameCityStateId> model(List<TimestampedValue<Event>> events, NexmarkConfig config) {
-    Map<Long, Person> people = new HashMap<>();
-    List<Auction> auctions = new ArrayList<>();
-    for (TimestampedValue<Event> e : events) {
-      Person p = e.getValue().newPerson;
-      Auction a = e.getValue().newAuction;
-      if (p != null && STATES.contains(p.state)) {
-        people.put(p.id, p);
-      } else if (a != null && a.category == CATEGORY) {
-        auctions.add(a);
-      }
-    }
-    List<NameCityStateId> out = new ArrayList<>();
-    for (Auction a : auctions) {
-      Person p = people.get(a.seller);
-      if (p != null) {
-        out.add(new NameCityStateId(p.name, p.city, p.state, a.id));
-      }
-    }
-    return out;
-  }
-
   /** People of the three states by id, category-10 auctions by seller. */
   private static final class KeyBySeller extends DoFn<Event, KV<Long, Event>> {
     @ProcessElement
@@ -99,6 +72,13 @@ public final class Query3 implements NexmarkQuery<NameCityStateId> {
     }
   }
 
+  /**
+   * The join. Beam's Query3 sets the expiry timer to "this event's time + wait" on every event,
+   * so the timer ends up at the time of whichever event of the seller was processed last; when
+   * several events of one seller arrive in one bundle that depends on the order the runner
+   * hands them over. The latest event time seen is kept in state instead, and the timer is set
+   * from it, so the seller is forgotten {@code wait} after its latest event, whatever the order.
+   */
   private static final class JoinFn extends DoFn<KV<Long, Event>, NameCityStateId> {
     private final Duration wait;
 
@@ -107,6 +87,9 @@ public final class Query3 implements NexmarkQuery<NameCityStateId> {
 
     @StateId("pendingAuctions")
     private final StateSpec<BagState<Auction>> pendingSpec = StateSpecs.bag(Auction.AuctionCoder.INSTANCE);
+
+    @StateId("latestEvent")
+    private final StateSpec<ValueState<Instant>> latestSpec = StateSpecs.value(InstantCoder.of());
 
     @TimerId("expiry")
     private final TimerSpec expirySpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
@@ -118,8 +101,10 @@ public final class Query3 implements NexmarkQuery<NameCityStateId> {
     @ProcessElement
     public void process(
         @Element KV<Long, Event> element,
+        @Timestamp Instant timestamp,
         @StateId("person") ValueState<Person> person,
         @StateId("pendingAuctions") BagState<Auction> pending,
+        @StateId("latestEvent") ValueState<Instant> latestEvent,
         @TimerId("expiry") Timer expiry,
         OutputReceiver<NameCityStateId> out) {
       Event event = element.getValue();
@@ -132,7 +117,6 @@ public final class Query3 implements NexmarkQuery<NameCityStateId> {
           }
           pending.clear();
         }
-        expiry.set(p.dateTime.plus(wait));
       } else {
         Auction a = event.newAuction;
         Person p = person.read();
@@ -141,14 +125,23 @@ public final class Query3 implements NexmarkQuery<NameCityStateId> {
         } else {
           pending.add(a);
         }
-        expiry.set(a.dateTime.plus(wait));
       }
+      Instant latest = latestEvent.read();
+      if (latest == null || timestamp.isAfter(latest)) {
+        latest = timestamp;
+        latestEvent.write(latest);
+      }
+      expiry.set(latest.plus(wait));
     }
 
     @OnTimer("expiry")
-    public void onExpiry(@StateId("person") ValueState<Person> person, @StateId("pendingAuctions") BagState<Auction> pending) {
+    public void onExpiry(
+        @StateId("person") ValueState<Person> person,
+        @StateId("pendingAuctions") BagState<Auction> pending,
+        @StateId("latestEvent") ValueState<Instant> latestEvent) {
       person.clear();
       pending.clear();
+      latestEvent.clear();
     }
   }
 }

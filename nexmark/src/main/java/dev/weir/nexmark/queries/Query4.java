@@ -4,11 +4,6 @@ import dev.weir.nexmark.NexmarkConfig;
 import dev.weir.nexmark.model.AuctionBid;
 import dev.weir.nexmark.model.CategoryPrice;
 import dev.weir.nexmark.model.Event;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
@@ -21,7 +16,6 @@ import org.apache.beam.sdk.transforms.windowing.SlidingWindows;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.TimestampedValue;
 import org.joda.time.Duration;
 
 /**
@@ -57,23 +51,6 @@ public final class Query4 implements NexmarkQuery<CategoryPrice> {
             .setCoder(SerializableCoder.of(CategoryPrice.class));
       }
     };
-  }
-
-  @Override
-  public Collection<CategoryPrice> model(List<TimestampedValue<Event>> events, NexmarkConfig config) {
-    long size = config.windowSizeSec * 1000L;
-    long period = config.windowPeriodSec * 1000L;
-    Map<List<Long>, long[]> sums = new HashMap<>();
-    for (TimestampedValue<AuctionBid> w : WinningBids.model(events, config)) {
-      for (long start : Windows.slidingStarts(w.getTimestamp().getMillis(), size, period)) {
-        long[] sumAndCount = sums.computeIfAbsent(List.of(start, w.getValue().auction().category), k -> new long[2]);
-        sumAndCount[0] += w.getValue().bid().price;
-        sumAndCount[1]++;
-      }
-    }
-    List<CategoryPrice> out = new ArrayList<>();
-    sums.forEach((key, s) -> out.add(new CategoryPrice(key.get(1), Math.round((double) s[0] / s[1]), true)));
-    return out;
   }
 
   private static final class ToCategoryPrice extends DoFn<AuctionBid, KV<Long, Long>> {

@@ -4,10 +4,7 @@ import dev.weir.nexmark.NexmarkConfig;
 import dev.weir.nexmark.model.AuctionCount;
 import dev.weir.nexmark.model.Event;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
@@ -20,7 +17,6 @@ import org.apache.beam.sdk.transforms.windowing.SlidingWindows;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.TimestampedValue;
 import org.joda.time.Duration;
 
 /**
@@ -56,31 +52,6 @@ public final class Query5 implements NexmarkQuery<AuctionCount> {
             .setCoder(SerializableCoder.of(AuctionCount.class));
       }
     };
-  }
-
-  @Override
-  public Collection<AuctionCount> model(List<TimestampedValue<Event>> events, NexmarkConfig config) {
-    long size = config.windowSizeSec * 1000L;
-    long period = config.windowPeriodSec * 1000L;
-    Map<Long, Map<Long, Long>> countsByWindow = new HashMap<>();
-    for (TimestampedValue<Event> e : events) {
-      if (e.getValue().bid == null) {
-        continue;
-      }
-      for (long start : Windows.slidingStarts(e.getTimestamp().getMillis(), size, period)) {
-        countsByWindow.computeIfAbsent(start, k -> new HashMap<>()).merge(e.getValue().bid.auction, 1L, Long::sum);
-      }
-    }
-    List<AuctionCount> out = new ArrayList<>();
-    for (Map<Long, Long> counts : countsByWindow.values()) {
-      long max = counts.values().stream().mapToLong(Long::longValue).max().orElse(0);
-      counts.forEach((auction, count) -> {
-        if (count == max) {
-          out.add(new AuctionCount(auction, count));
-        }
-      });
-    }
-    return out;
   }
 
   private static final class BidAuction extends DoFn<Event, Long> {

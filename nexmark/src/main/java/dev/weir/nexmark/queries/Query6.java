@@ -6,11 +6,8 @@ import dev.weir.nexmark.model.Bid;
 import dev.weir.nexmark.model.Event;
 import dev.weir.nexmark.model.SellerPrice;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.CoderRegistry;
 import org.apache.beam.sdk.coders.KvCoder;
@@ -27,7 +24,6 @@ import org.apache.beam.sdk.transforms.windowing.Repeatedly;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.TimestampedValue;
 import org.joda.time.Duration;
 
 /**
@@ -74,17 +70,6 @@ public final class Query6 implements NexmarkQuery<SellerPrice> {
   @Override
   public PCollection<SellerPrice> checked(PCollection<SellerPrice> output) {
     return output.apply("FinalPanes", ParDo.of(new FinalPanes<SellerPrice>())).setCoder(output.getCoder());
-  }
-
-  @Override
-  public Collection<SellerPrice> model(List<TimestampedValue<Event>> events, NexmarkConfig config) {
-    Map<Long, List<Bid>> bySeller = new HashMap<>();
-    for (TimestampedValue<AuctionBid> w : WinningBids.model(events, config)) {
-      bySeller.computeIfAbsent(w.getValue().auction().seller, k -> new ArrayList<>()).add(w.getValue().bid());
-    }
-    List<SellerPrice> out = new ArrayList<>();
-    bySeller.forEach((seller, bids) -> out.add(new SellerPrice(seller, LastBidsMean.mean(bids))));
-    return out;
   }
 
   private static final class BySeller extends DoFn<AuctionBid, KV<Long, Bid>> {

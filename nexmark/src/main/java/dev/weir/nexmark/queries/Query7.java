@@ -3,11 +3,6 @@ package dev.weir.nexmark.queries;
 import dev.weir.nexmark.NexmarkConfig;
 import dev.weir.nexmark.model.Bid;
 import dev.weir.nexmark.model.Event;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.Max;
@@ -18,7 +13,6 @@ import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionView;
-import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 
@@ -57,24 +51,6 @@ public final class Query7 implements NexmarkQuery<Bid> {
             .setCoder(Bid.BidCoder.INSTANCE);
       }
     };
-  }
-
-  @Override
-  public Collection<Bid> model(List<TimestampedValue<Event>> events, NexmarkConfig config) {
-    long size = config.windowSizeSec * 1000L;
-    Map<Long, List<Bid>> byWindow = new HashMap<>();
-    for (TimestampedValue<Event> e : events) {
-      if (e.getValue().bid != null) {
-        byWindow.computeIfAbsent(Windows.fixedStart(e.getTimestamp().getMillis(), size), k -> new ArrayList<>())
-            .add(e.getValue().bid);
-      }
-    }
-    List<Bid> out = new ArrayList<>();
-    for (List<Bid> bids : byWindow.values()) {
-      long max = bids.stream().mapToLong(b -> b.price).max().orElse(0);
-      bids.stream().filter(b -> b.price == max).forEach(out::add);
-    }
-    return out;
   }
 
   private static final class Bids extends DoFn<Event, Bid> {

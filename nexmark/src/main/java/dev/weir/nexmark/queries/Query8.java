@@ -5,11 +5,6 @@ import dev.weir.nexmark.model.Auction;
 import dev.weir.nexmark.model.Event;
 import dev.weir.nexmark.model.IdNameReserve;
 import dev.weir.nexmark.model.Person;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
@@ -23,7 +18,6 @@ import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.TupleTag;
 import org.joda.time.Duration;
 
@@ -66,30 +60,6 @@ public final class Query8 implements NexmarkQuery<IdNameReserve> {
             .setCoder(SerializableCoder.of(IdNameReserve.class));
       }
     };
-  }
-
-  @Override
-  public Collection<IdNameReserve> model(List<TimestampedValue<Event>> events, NexmarkConfig config) {
-    long size = config.windowSizeSec * 1000L;
-    Map<List<Long>, Person> people = new HashMap<>();
-    List<TimestampedValue<Auction>> auctions = new ArrayList<>();
-    for (TimestampedValue<Event> e : events) {
-      long window = Windows.fixedStart(e.getTimestamp().getMillis(), size);
-      if (e.getValue().newPerson != null) {
-        people.put(List.of(window, e.getValue().newPerson.id), e.getValue().newPerson);
-      } else if (e.getValue().newAuction != null) {
-        auctions.add(TimestampedValue.of(e.getValue().newAuction, e.getTimestamp()));
-      }
-    }
-    List<IdNameReserve> out = new ArrayList<>();
-    for (TimestampedValue<Auction> a : auctions) {
-      long window = Windows.fixedStart(a.getTimestamp().getMillis(), size);
-      Person p = people.get(List.of(window, a.getValue().seller));
-      if (p != null) {
-        out.add(new IdNameReserve(p.id, p.name, a.getValue().reserve));
-      }
-    }
-    return out;
   }
 
   private static final class PeopleById extends DoFn<Event, KV<Long, Person>> {

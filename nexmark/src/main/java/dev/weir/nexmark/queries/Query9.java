@@ -3,12 +3,8 @@ package dev.weir.nexmark.queries;
 import dev.weir.nexmark.NexmarkConfig;
 import dev.weir.nexmark.model.AuctionBid;
 import dev.weir.nexmark.model.Event;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.List;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.TimestampedValue;
 
 /** Query 9, WINNING_BIDS: the winning bid of every auction, through custom merging windows. */
 public final class Query9 implements NexmarkQuery<AuctionBid> {
@@ -27,10 +23,4 @@ public final class Query9 implements NexmarkQuery<AuctionBid> {
     return new WinningBids(config);
   }
 
-  @Override
-  public Collection<AuctionBid> model(List<TimestampedValue<Event>> events, NexmarkConfig config) {
-    List<AuctionBid> out = new ArrayList<>();
-    WinningBids.model(events, config).forEach(w -> out.add(w.getValue()));
-    return out;
-  }
 }

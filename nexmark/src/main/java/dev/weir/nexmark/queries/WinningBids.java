@@ -6,10 +6,6 @@ import dev.weir.nexmark.model.Auction;
 import dev.weir.nexmark.model.AuctionBid;
 import dev.weir.nexmark.model.Bid;
 import dev.weir.nexmark.model.Event;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
@@ -22,7 +18,6 @@ import org.apache.beam.sdk.transforms.join.KeyedPCollectionTuple;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.TupleTag;
 
 /**
@@ -68,34 +63,6 @@ public final class WinningBids extends PTransform<PCollection<Event>, PCollectio
   /** Whether {@code a} beats {@code b}: a higher price, or the same price earlier. */
   static boolean beats(Bid a, Bid b) {
     return a.price > b.price || (a.price == b.price && a.dateTime.isBefore(b.dateTime));
-  }
-
-  /** The model: the same rule over the events in plain Java, with each result's timestamp. */
-  static List<TimestampedValue<AuctionBid>> model(List<TimestampedValue<Event>> events, NexmarkConfig config) {
-    Map<Long, List<TimestampedValue<Bid>>> bidsByAuction = new HashMap<>();
-    List<Auction> auctions = new ArrayList<>();
-    for (TimestampedValue<Event> e : events) {
-      if (e.getValue().newAuction != null) {
-        auctions.add(e.getValue().newAuction);
-      } else if (e.getValue().bid != null) {
-        bidsByAuction.computeIfAbsent(e.getValue().bid.auction, k -> new ArrayList<>())
-            .add(TimestampedValue.of(e.getValue().bid, e.getTimestamp()));
-      }
-    }
-    List<TimestampedValue<AuctionBid>> out = new ArrayList<>();
-    for (Auction a : auctions) {
-      Bid best = null;
-      for (TimestampedValue<Bid> b : bidsByAuction.getOrDefault(a.id, List.of())) {
-        if (b.getTimestamp().isBefore(a.expires) && b.getValue().price >= a.reserve
-            && (best == null || beats(b.getValue(), best))) {
-          best = b.getValue();
-        }
-      }
-      if (best != null) {
-        out.add(TimestampedValue.of(new AuctionBid(a, best), a.expires.minus(1)));
-      }
-    }
-    return out;
   }
 
   private static final class AuctionsAndBids extends DoFn<Event, Event> {

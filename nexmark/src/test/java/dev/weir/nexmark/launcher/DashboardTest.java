@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class DashboardTest {
   private static RunRecord run(String runner, int query, long second, double eventsPerSecond, boolean correct) {
-    return new RunRecord(Instant.ofEpochSecond(second), "c" + second, runner, "BATCH", query, 1000, 10,
+    return new RunRecord("launch" + second, Instant.ofEpochSecond(second), "c" + second, runner, "BATCH", query, 1000, 10,
         eventsPerSecond, 5, correct);
   }
 
@@ -41,5 +41,36 @@ class DashboardTest {
     assertThat(html, containsString("query 0, run of 1970-01-01T00:00:02Z (c2): 500.0 events/s after 1000.0"));
     assertThat(html, containsString("class=\"bad\">NO"));
     assertThat(html, not(containsString("<script")));
+  }
+
+  /** Each panel names the launch of its latest run and how many of its queries that launch ran. */
+  @Test
+  void panelsNameTheirLatestLaunch() {
+    String html = Dashboard.render(List.of(
+        run("WeirRunner", 0, 1, 1000, true),
+        run("WeirRunner", 1, 1, 1000, true),
+        run("WeirRunner", 0, 2, 900, true),
+        run("DirectRunner", 0, 1, 100, true)), 20);
+    assertThat(html, containsString("data-panel=\"WeirRunner / BATCH\" data-last-run=\"launch2\" data-last-run-queries=\"1\""));
+    assertThat(html, containsString("data-panel=\"DirectRunner / BATCH\" data-last-run=\"launch1\" data-last-run-queries=\"1\""));
+  }
+
+  /** A history from before run ids gets the column; its old runs read with an empty run id. */
+  @Test
+  void anOldHistoryGetsTheRunIdColumn(@TempDir Path dir) throws Exception {
+    String url = "jdbc:h2:" + dir.resolve("old");
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(url); java.sql.Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE nexmark_runs (run_time TIMESTAMP NOT NULL, run_commit VARCHAR(64) NOT NULL, "
+          + "runner VARCHAR(128) NOT NULL, mode VARCHAR(16) NOT NULL, query INT NOT NULL, events BIGINT NOT NULL, "
+          + "runtime_ms BIGINT NOT NULL, events_per_sec DOUBLE PRECISION NOT NULL, results BIGINT NOT NULL, "
+          + "correct BOOLEAN NOT NULL)");
+      s.execute("INSERT INTO nexmark_runs VALUES (TIMESTAMP '2020-01-01 00:00:00', 'c0', 'WeirRunner', 'BATCH', 0, "
+          + "1000, 10, 100.0, 5, TRUE)");
+    }
+    try (ResultsHistory history = new ResultsHistory(url)) {
+      history.append(run("WeirRunner", 0, 1_700_000_000L, 120, true));
+      List<RunRecord> runs = history.all();
+      assertThat(runs.stream().map(RunRecord::runId).toList(), equalTo(List.of("", "launch1700000000")));
+    }
   }
 }

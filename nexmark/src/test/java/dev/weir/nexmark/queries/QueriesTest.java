@@ -5,25 +5,32 @@ import static org.hamcrest.Matchers.greaterThan;
 
 import dev.weir.nexmark.NexmarkConfig;
 import dev.weir.nexmark.NexmarkEvents;
+import dev.weir.nexmark.TestPipelines;
 import dev.weir.nexmark.model.Event;
+import dev.weir.nexmark.reference.ReferenceModels;
 import java.util.Collection;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.Pipeline;
-import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.testing.PAssert;
+import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.values.PCollection;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Every query's output equals its model, on the DirectRunner and on WeirRunner. */
+/** Every query's output equals its reference model, on the DirectRunner and on WeirRunner. */
 class QueriesTest {
   private static final int EVENTS = 10_000;
 
-  /** Batch and streaming (the unbounded source) on both runners. */
+  /**
+   * Batch and streaming (the unbounded source) on both runners; {@code -Dnexmark.query=N} runs
+   * query N only, for a quicker look.
+   */
   static Stream<Arguments> queriesAndRunners() {
+    String only = System.getProperty("nexmark.query");
     return Queries.all().stream()
+        .filter(q -> only == null || only.isEmpty() || Integer.parseInt(only) == q.number())
         .flatMap(q -> Stream.of(
             Arguments.of(q, "DirectRunner", false), Arguments.of(q, "WeirRunner", false),
             Arguments.of(q, "DirectRunner", true), Arguments.of(q, "WeirRunner", true)));
@@ -54,16 +61,13 @@ class QueriesTest {
   }
 
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private static void check(NexmarkQuery<?> query, String runner, boolean streaming, NexmarkConfig config) {
-    Collection expected = query.model(NexmarkEvents.inMemory(config), config);
+  static void check(NexmarkQuery<?> query, String runner, boolean streaming, NexmarkConfig config) {
+    Collection expected = ReferenceModels.forQuery(query.number()).expected(NexmarkEvents.inMemory(config), config);
     assertThat("a query that outputs nothing proves little", expected.size(), greaterThan(0));
-    Pipeline p = Pipeline.create(PipelineOptionsFactory.fromArgs(
-        "--runner=" + runner, "--sparkMaster=local[2]", "--blockOnRun=true",
-        // Query 12 runs on processing time, which WeirRunner refuses in batch unless allowed.
-        "--processingTimeTimers=ALLOW", "--processingTimeEndOfInput=FIRE_AND_QUIESCE").withoutStrictParsing().create());
+    Pipeline p = TestPipelines.create(runner);
     PCollection<Event> events =
         p.apply(streaming ? NexmarkEvents.unbounded(config) : NexmarkEvents.bounded(config));
-    PCollection out = (PCollection) events.apply(query.name(), (org.apache.beam.sdk.transforms.PTransform) query.transform(config));
+    PCollection out = (PCollection) events.apply(query.name(), (PTransform) query.transform(config));
     out = ((NexmarkQuery) query).checked(out);
     PAssert.that(out).containsInAnyOrder(expected);
     p.run().waitUntilFinish();
