@@ -118,6 +118,14 @@ public interface WeirPipelineOptions extends PipelineOptions, StreamingOptions, 
   void setEpochMaxReadTimeMillis(long value);
 
   @Description(
+      "Streaming: milliseconds an unbounded source split waits for a record to be ready before it "
+          + "ends its read for the epoch (a reader with nothing ready is polled again until then).")
+  @Default.Long(100)
+  long getEpochQuietMillis();
+
+  void setEpochQuietMillis(long value);
+
+  @Description(
       "Streaming: milliseconds the driver waits before the next epoch when one read nothing and "
           + "moved no watermark.")
   @Default.Long(100)

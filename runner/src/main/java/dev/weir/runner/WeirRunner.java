@@ -84,6 +84,7 @@ public final class WeirRunner extends PipelineRunner<PipelineResult> {
             ? new StreamingSettings(
                 options.getEpochMaxRecords(),
                 options.getEpochMaxReadTimeMillis(),
+                options.getEpochQuietMillis(),
                 options.getEpochIdleWaitMillis(),
                 options.getIdleTimeoutMillis(),
                 options.getCheckpointDir())

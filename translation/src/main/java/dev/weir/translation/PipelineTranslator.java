@@ -317,7 +317,7 @@ public final class PipelineTranslator {
       return false;
     } finally {
       sc.clearJobGroup();
-      run.close();
+      run.close(sc);
     }
   }
 }

@@ -50,6 +50,10 @@ public final class StreamingRun {
   private final Map<String, Object> progress = new HashMap<>();
   private final List<Runnable> atEpochEnd = new ArrayList<>();
   private final List<Runnable> releases = new ArrayList<>();
+  /** Where this run's tasks held readers or state (Spark task locations). */
+  private final Set<String> executors = new HashSet<>();
+  /** The last epoch whose jobs all ran (and, with a checkpoint dir, that was committed). */
+  private long lastCompleted = -1;
   private final boolean testClock;
   private final @Nullable CheckpointDir checkpoints;
   /** What the epoch after the restored commit decided before it was cut short, by name. */
@@ -299,6 +303,7 @@ public final class StreamingRun {
   /** Continues from a committed epoch: the next epoch is the one after it. */
   public void restore(EpochCommit commit) {
     epoch = commit.epoch();
+    lastCompleted = commit.epoch();
     if (checkpoints != null) {
       try {
         replay = checkpoints.readPlan(epoch + 1);
@@ -433,6 +438,7 @@ public final class StreamingRun {
   /** Runs the epoch-end actions if every job of the epoch ran, and releases its cached data. */
   public void endEpoch(boolean completed) {
     if (completed) {
+      lastCompleted = epoch;
       for (Runnable action : atEpochEnd) {
         action.run();
       }
@@ -466,9 +472,17 @@ public final class StreamingRun {
     return held;
   }
 
-  /** Forgets this run's keyed state held in this JVM. */
-  public void close() {
-    KeyedStateStore.dropRun(runId);
+  /** Notes an executor (a Spark task location) where this run keeps readers or state. */
+  void noteExecutor(String location) {
+    executors.add(location);
+  }
+
+  /**
+   * Ends the run on the executors and in this JVM: the marks of its completed epochs are
+   * finalized, its source readers closed and its keyed state forgotten ({@link RunCleanup}).
+   */
+  public void close(org.apache.spark.SparkContext sparkContext) {
+    RunCleanup.run(sparkContext, runId, lastCompleted, executors);
   }
 
   /** Whether every step's output watermark reached the end of time. */

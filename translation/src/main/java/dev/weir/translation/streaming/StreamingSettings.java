@@ -6,7 +6,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 /**
  * How much an epoch reads, how long the driver waits when nothing happens, and when a quiet
  * source split counts as idle: the runner's {@code --epochMaxRecords}, {@code
- * --epochMaxReadTimeMillis}, {@code --epochIdleWaitMillis} and {@code --idleTimeoutMillis}, and
+ * --epochMaxReadTimeMillis}, {@code --epochQuietMillis}, {@code --epochIdleWaitMillis} and {@code
+ * --idleTimeoutMillis}, and
  * where epochs are committed ({@code --checkpointDir}).
  */
 public final class StreamingSettings implements Serializable {
@@ -14,7 +15,11 @@ public final class StreamingSettings implements Serializable {
   private final long maxReadTimeMillis;
   private final long idleWaitMillis;
   private final long idleTimeoutMillis;
+  private final long quietMillis;
   private final @Nullable String checkpointDir;
+
+  /** {@code --epochQuietMillis}'s default. */
+  public static final long DEFAULT_QUIET_MILLIS = 100;
 
   public StreamingSettings(long maxRecordsPerSplit, long maxReadTimeMillis, long idleWaitMillis) {
     this(maxRecordsPerSplit, maxReadTimeMillis, idleWaitMillis, 0);
@@ -34,6 +39,26 @@ public final class StreamingSettings implements Serializable {
       long idleWaitMillis,
       long idleTimeoutMillis,
       @Nullable String checkpointDir) {
+    this(maxRecordsPerSplit, maxReadTimeMillis, DEFAULT_QUIET_MILLIS, idleWaitMillis, idleTimeoutMillis, checkpointDir);
+  }
+
+  /**
+   * @param quietMillis {@code --epochQuietMillis}: a split stops reading for the epoch once
+   *     nothing has been ready for this long
+   * @param checkpointDir {@code --checkpointDir}: where epochs are committed and from where a
+   *     restarted pipeline resumes; null: no checkpoints
+   */
+  public StreamingSettings(
+      long maxRecordsPerSplit,
+      long maxReadTimeMillis,
+      long quietMillis,
+      long idleWaitMillis,
+      long idleTimeoutMillis,
+      @Nullable String checkpointDir) {
+    if (quietMillis < 1) {
+      throw new IllegalArgumentException("Invalid --epochQuietMillis=" + quietMillis + ": must be at least 1");
+    }
+    this.quietMillis = quietMillis;
     if (maxRecordsPerSplit < 1) {
       throw new IllegalArgumentException("Invalid --epochMaxRecords=" + maxRecordsPerSplit + ": must be at least 1");
     }
@@ -74,6 +99,11 @@ public final class StreamingSettings implements Serializable {
   /** Records one source split reads at most per epoch. */
   public long maxRecordsPerSplit() {
     return maxRecordsPerSplit;
+  }
+
+  /** How long a split waits for a record to be ready before it ends its read for the epoch. */
+  public long quietMillis() {
+    return quietMillis;
   }
 
   /** Time one source split reads at most per epoch. */

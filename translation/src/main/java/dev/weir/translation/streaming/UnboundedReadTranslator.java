@@ -10,7 +10,6 @@ import org.apache.beam.sdk.io.Read;
 import org.apache.beam.sdk.io.UnboundedSource;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
-import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.util.construction.SplittableParDo;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.WindowedValues;
@@ -18,16 +17,16 @@ import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.storage.StorageLevel;
 import org.joda.time.Instant;
-import scala.Tuple2;
 
 /**
  * An unbounded read ({@code Read.Unbounded}, or the primitive Beam converts its splittable form
  * back to). The source is split once, on the driver, into about one split per core; every epoch
- * each split is a Spark task that resumes from its last checkpoint mark, reads a bounded slice
- * ({@link UnboundedSplitReader}) and reports its new mark and watermark. The source's watermark
- * is the minimum over its splits; a split whose watermark reaches the end of time is done, and
- * one that read nothing for {@code --idleTimeoutMillis} is idle and leaves the minimum.
- * Marks are finalized once the epoch's jobs have run and the epoch is committed.
+ * each split is a Spark task that reads a slice with the split's reader, kept open in the
+ * executor that read it last ({@link SplitReaders}) and scheduled back there, and reports its new
+ * mark, its watermark and where it ran. The source's watermark is the minimum over its splits; a
+ * split whose watermark reaches the end of time is done, and one that read nothing for {@code
+ * --idleTimeoutMillis} is idle and leaves the minimum. Marks are finalized on the executors once
+ * their epoch is committed: by the split's next task, or when the run ends.
  */
 public final class UnboundedReadTranslator<T> implements TransformTranslator<PTransform<?, ?>> {
 
@@ -35,14 +34,15 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
   private static final class Splits implements java.io.Serializable {
     ArrayList<UnboundedSource<Object, ?>> sources;
     byte[][] marks;
+    /** The epoch each split's mark ends; -1 before its first read. */
+    long[] markEpochs;
+    /** The last epoch whose mark each split finalized; -1 before any. */
+    long[] finalized;
     Instant[] watermarks;
     /** Processing time of each split's last record (or of the first epoch). */
     long[] lastData;
-    /**
-     * Whether the marks were finalized: not yet when they are committed, so a pipeline resumed
-     * from that commit finalizes them first.
-     */
-    boolean finalized = true;
+    /** Where each split was read last (a Spark task location), or null. */
+    String[] locations;
   }
 
   @SuppressWarnings("unchecked")
@@ -73,42 +73,49 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
       if (splits.sources.isEmpty()) {
         splits.sources = new ArrayList<>(List.of(source(transform)));
       }
-      splits.marks = new byte[splits.sources.size()][];
-      splits.watermarks = new Instant[splits.sources.size()];
+      int n = splits.sources.size();
+      splits.marks = new byte[n][];
+      splits.markEpochs = new long[n];
+      java.util.Arrays.fill(splits.markEpochs, -1);
+      splits.finalized = new long[n];
+      java.util.Arrays.fill(splits.finalized, -1);
+      splits.watermarks = new Instant[n];
       java.util.Arrays.fill(splits.watermarks, BoundedWindow.TIMESTAMP_MIN_VALUE);
-      splits.lastData = new long[splits.sources.size()];
+      splits.lastData = new long[n];
       java.util.Arrays.fill(splits.lastData, run.processingTime().getMillis());
-    }
-
-    if (!splits.finalized) {
-      // Resumed from a commit whose marks may not have been finalized before the pipeline stopped.
-      List<Tuple2<UnboundedSource<Object, ?>, byte[]>> committed = new ArrayList<>();
-      for (int i = 0; i < splits.sources.size(); i++) {
-        committed.add(new Tuple2<>(splits.sources.get(i), splits.marks[i]));
-      }
-      finalizeMarks(context.stepName(), committed);
-      splits.finalized = true;
+      splits.locations = new String[n];
     }
     if (run.draining()) {
       // Drained: nothing more is read, and the source says it is done.
       java.util.Arrays.fill(splits.watermarks, BoundedWindow.TIMESTAMP_MAX_VALUE);
     }
+    // Every epoch before this one succeeded and was committed (a failed epoch ends the run).
+    long committed = run.epoch() - 1;
     // An epoch run again after a crash reads exactly what the interrupted attempt read, so that
     // it emits the same panes again (see StreamingRun#plannedReads).
     long[] planned = run.plannedReads();
     List<UnboundedSplitReader.Slice> slices = new ArrayList<>();
+    List<String> locations = new ArrayList<>();
     for (int i = 0; i < splits.sources.size(); i++) {
+      boolean done = !splits.watermarks[i].isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE);
       boolean skip = planned != null && (i >= planned.length || planned[i] == 0);
-      if (splits.watermarks[i].isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE) && !skip) {
-        slices.add(new UnboundedSplitReader.Slice(i, splits.sources.get(i), splits.marks[i], planned == null ? -1 : planned[i]));
+      boolean read = !done && !skip;
+      // A split that reached its end still has a mark to finalize once that mark is committed.
+      boolean finalizeOnly = done && splits.markEpochs[i] >= 0 && splits.finalized[i] < splits.markEpochs[i];
+      if (read || finalizeOnly) {
+        slices.add(new UnboundedSplitReader.Slice(
+            i, splits.sources.get(i), splits.marks[i], splits.markEpochs[i], run.epoch(), committed,
+            planned == null ? -1 : planned[i], finalizeOnly));
+        locations.add(splits.locations[i]);
       }
     }
     PartitionReports<UnboundedSplitReader.Report> reports = new PartitionReports<>();
     context.session().sparkContext().register(reports);
     JavaRDD<byte[]> read =
-        jsc.parallelize(slices, Math.max(1, slices.size()))
+        LocatedRdds.parallelize(context.session().sparkContext(), slices, locations, UnboundedSplitReader.Slice.class)
             .mapPartitions(
                 new UnboundedSplitReader(
+                    run.runId(),
                     context.metrics(),
                     context.stepName(),
                     context.options(),
@@ -123,20 +130,25 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
       run.noteActivity();
     }
 
-    List<Tuple2<UnboundedSource<Object, ?>, byte[]>> toFinalize = new ArrayList<>();
     long[] recordsRead = new long[splits.sources.size()];
     for (Map.Entry<Integer, UnboundedSplitReader.Report> r : reports.value().entrySet()) {
       int split = r.getKey();
-      recordsRead[split] = r.getValue().records();
-      splits.marks[split] = r.getValue().mark();
-      Instant wm = new Instant(r.getValue().watermarkMillis());
-      if (wm.isAfter(splits.watermarks[split])) {
-        splits.watermarks[split] = wm;
+      UnboundedSplitReader.Report report = r.getValue();
+      splits.finalized[split] = Math.max(splits.finalized[split], Math.min(report.finalizedThrough(), splits.markEpochs[split]));
+      splits.locations[split] = report.location();
+      run.noteExecutor(report.location());
+      if (splits.watermarks[split].isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE)) {
+        recordsRead[split] = report.records();
+        splits.marks[split] = report.mark();
+        splits.markEpochs[split] = run.epoch();
+        Instant wm = new Instant(report.watermarkMillis());
+        if (wm.isAfter(splits.watermarks[split])) {
+          splits.watermarks[split] = wm;
+        }
+        if (report.records() > 0) {
+          splits.lastData[split] = run.processingTime().getMillis();
+        }
       }
-      if (r.getValue().records() > 0) {
-        splits.lastData[split] = run.processingTime().getMillis();
-      }
-      toFinalize.add(new Tuple2<>(splits.sources.get(split), r.getValue().mark()));
     }
     run.recordReads(recordsRead);
     // The source's watermark: the least of its active splits'. A split that read nothing for
@@ -159,11 +171,6 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
       watermark = run.outputWatermarkBefore();
     }
     run.reportOutputWatermark(watermark);
-    splits.finalized = false;
-    run.atEpochEnd(() -> {
-      finalizeMarks(context.stepName(), toFinalize);
-      splits.finalized = true;
-    });
     context.putDataset(
         out,
         context
@@ -174,19 +181,5 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
                             out.getCoder(), TranslationContext.windowCoder(out))))
                     .rdd(),
                 TranslationContext.encoder(out)));
-  }
-
-  private static void finalizeMarks(String stepName, List<Tuple2<UnboundedSource<Object, ?>, byte[]>> marks) {
-    for (Tuple2<UnboundedSource<Object, ?>, byte[]> m : marks) {
-      if (m._2() == null) {
-        continue;
-      }
-      try {
-        UnboundedSource.CheckpointMark mark = CoderUtils.decodeFromByteArray(m._1().getCheckpointMarkCoder(), m._2());
-        mark.finalizeCheckpoint();
-      } catch (Exception e) {
-        throw new IllegalStateException("Step '" + stepName + "': finalizing a checkpoint mark failed", e);
-      }
-    }
   }
 }

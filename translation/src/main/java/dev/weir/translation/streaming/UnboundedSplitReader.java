@@ -21,26 +21,48 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import scala.Tuple2;
 
 /**
- * Reads one epoch's slice of unbounded source splits: each split's reader resumes from the
- * split's checkpoint mark and reads until it has no record ready, or has read {@code
- * --epochMaxRecords} records, or for {@code --epochMaxReadTimeMillis}. Then it reports its new
- * mark and watermark, and is closed.
+ * Reads one epoch's slice of unbounded source splits on an executor, each with the split's
+ * reader kept open from the epoch before ({@link SplitReaders}), or a new one from the split's
+ * checkpoint mark. A reader whose {@code advance()} says nothing is ready is asked again after a
+ * short pause: nothing ready means "not yet", not "done". A split reads until it has read {@code
+ * --epochMaxRecords} records, or for {@code --epochMaxReadTimeMillis}, or until nothing has been
+ * ready for {@code --epochQuietMillis}. Then it reports its new mark and watermark, and where it
+ * ran, so that its next slice is scheduled there again. Before reading, it finalizes the marks of
+ * the epochs already committed, with the live mark objects where the reader made them.
  */
 final class UnboundedSplitReader implements FlatMapFunction<Iterator<UnboundedSplitReader.Slice>, byte[]> {
 
   /**
-   * One split and the mark it resumes from ({@code null} at the start); {@code records}: how many
-   * records to read exactly (an epoch run again after a crash reads what the interrupted attempt
-   * read), or -1 for the usual limits.
+   * One split of epoch {@code epoch}: the mark it resumes from ({@code null} at the start), the
+   * epoch that mark ends ({@code markEpoch}, -1 at the start), the last committed epoch, whose
+   * marks may be finalized, and {@code records}: how many records to read exactly (an epoch run
+   * again after a crash reads what the interrupted attempt read), or -1 for the usual limits. A
+   * split that reached its end gets a slice that only finalizes ({@code finalizeOnly}).
    */
-  record Slice(int split, UnboundedSource<Object, ?> source, byte @Nullable [] mark, long records) implements Serializable {}
+  record Slice(
+      int split,
+      UnboundedSource<Object, ?> source,
+      byte @Nullable [] mark,
+      long markEpoch,
+      long epoch,
+      long committed,
+      long records,
+      boolean finalizeOnly)
+      implements Serializable {}
 
   /** How long an epoch run again waits for the records the interrupted attempt read. */
   private static final long REPLAY_WAIT_MILLIS = 60_000;
+  /** The longest pause between two polls of a reader that had nothing ready. */
+  private static final long MAX_BACKOFF_MILLIS = 10;
 
-  /** What a split reached: its mark (Beam-encoded) and watermark, and the records it read. */
-  record Report(byte[] mark, long watermarkMillis, long records) implements Serializable {}
+  /**
+   * What a split reached: its mark (Beam-encoded) and watermark, the records it read, the last
+   * epoch whose marks it finalized, and where it ran (a Spark task location).
+   */
+  record Report(byte[] mark, long watermarkMillis, long records, long finalizedThrough, String location)
+      implements Serializable {}
 
+  private final String runId;
   private final String stepName;
   private final SerializablePipelineOptions options;
   private final StreamingSettings settings;
@@ -49,12 +71,14 @@ final class UnboundedSplitReader implements FlatMapFunction<Iterator<UnboundedSp
   private final PipelineMetrics metrics;
 
   UnboundedSplitReader(
+      String runId,
       PipelineMetrics metrics,
       String stepName,
       SerializablePipelineOptions options,
       StreamingSettings settings,
       Coder<WindowedValue<Object>> elementCoder,
       PartitionReports<Report> reports) {
+    this.runId = runId;
     this.stepName = stepName;
     this.options = options;
     this.settings = settings;
@@ -79,38 +103,90 @@ final class UnboundedSplitReader implements FlatMapFunction<Iterator<UnboundedSp
   }
 
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private <M extends UnboundedSource.CheckpointMark> Report read(Slice slice, List<byte[]> out) throws Exception {
-    UnboundedSource<Object, M> source = (UnboundedSource<Object, M>) slice.source();
-    M mark = slice.mark() == null ? null : CoderUtils.decodeFromByteArray(source.getCheckpointMarkCoder(), slice.mark());
+  private Report read(Slice slice, List<byte[]> out) throws Exception {
+    SplitReaders.Entry entry =
+        SplitReaders.lease(runId, stepName, slice.split(), slice.source(), options, slice.markEpoch(), slice.mark());
+    boolean released = false;
+    try {
+      SplitReaders.finalizeThrough(entry, slice.committed());
+      UnboundedSource.UnboundedReader<Object> reader = entry.reader;
+      if (slice.finalizeOnly()) {
+        SplitReaders.closeSplit(runId, stepName, slice.split());
+        released = true;
+        return new Report(slice.mark(), reader.getWatermark().getMillis(), 0, slice.committed(), ExecutorLocation.here());
+      }
+      long records = readSlice(slice, entry, out);
+      UnboundedSource.CheckpointMark mark = reader.getCheckpointMark();
+      byte[] encoded = CoderUtils.encodeToByteArray((Coder) slice.source().getCheckpointMarkCoder(), mark);
+      long watermark = reader.getWatermark().getMillis();
+      SplitReaders.release(entry, slice.epoch(), mark);
+      released = true;
+      return new Report(encoded, watermark, records, slice.committed(), ExecutorLocation.here());
+    } finally {
+      if (!released) {
+        // The next task of this split starts again from its mark, whatever this one read.
+        SplitReaders.discard(runId, stepName, slice.split(), entry);
+      }
+    }
+  }
+
+  /** Reads the slice's records into {@code out}; returns how many. */
+  private long readSlice(Slice slice, SplitReaders.Entry entry, List<byte[]> out) throws Exception {
+    UnboundedSource.UnboundedReader<Object> reader = entry.reader;
     boolean exact = slice.records() >= 0;
     long limit = exact ? slice.records() : settings.maxRecordsPerSplit();
-    long deadline = System.currentTimeMillis() + (exact ? REPLAY_WAIT_MILLIS : settings.maxReadTimeMillis());
+    long start = System.currentTimeMillis();
+    long deadline = start + (exact ? REPLAY_WAIT_MILLIS : settings.maxReadTimeMillis());
+    long lastReady = start;
+    // The first retry after a record is immediate (a consumer between two polls is often ready
+    // again at once), then the pauses double up to MAX_BACKOFF_MILLIS.
+    long backoff = 0;
     long records = 0;
-    try (UnboundedSource.UnboundedReader<Object> reader = source.createReader(options.get(), mark)) {
-      boolean available = reader.start();
-      while (true) {
-        if (!available) {
-          // Replaying: the records the interrupted attempt read may not be ready yet.
-          if (!exact || System.currentTimeMillis() >= deadline) {
-            break;
-          }
-          Thread.sleep(10);
-          available = reader.advance();
-          continue;
-        }
+    if (limit == 0) {
+      return 0;
+    }
+    boolean available;
+    if (entry.started) {
+      available = reader.advance();
+    } else {
+      entry.started = true;
+      available = reader.start();
+    }
+    while (true) {
+      long now = System.currentTimeMillis();
+      if (available) {
         out.add(
             CoderUtils.encodeToByteArray(
                 elementCoder,
                 WindowedValues.of(
                     reader.getCurrent(), reader.getCurrentTimestamp(), GlobalWindow.INSTANCE, PaneInfo.NO_FIRING)));
         records++;
-        if (records >= limit || (!exact && System.currentTimeMillis() >= deadline)) {
-          break;
+        lastReady = now;
+        backoff = 0;
+        if (records >= limit || (!exact && now >= deadline)) {
+          return records;
         }
-        available = reader.advance();
+      } else {
+        // Nothing ready yet. An epoch run again after a crash waits for what it read before;
+        // otherwise the split stops at its time limit, or once it has been quiet for a while.
+        if (now >= deadline || (!exact && now - lastReady >= settings.quietMillis())) {
+          if (exact) {
+            throw new IllegalStateException(
+                "Split " + slice.split() + " gave " + records + " of the " + limit + " records that epoch "
+                    + slice.epoch() + " read before it was interrupted, within " + REPLAY_WAIT_MILLIS
+                    + " ms: the source does not give the same records again from a checkpoint mark");
+          }
+          return records;
+        }
+        if (backoff == 0) {
+          Thread.onSpinWait();
+          backoff = 1;
+        } else {
+          Thread.sleep(backoff);
+          backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
+        }
       }
-      byte[] next = CoderUtils.encodeToByteArray((Coder) source.getCheckpointMarkCoder(), reader.getCheckpointMark());
-      return new Report(next, reader.getWatermark().getMillis(), records);
+      available = reader.advance();
     }
   }
 }
