@@ -126,6 +126,16 @@ public interface WeirPipelineOptions extends PipelineOptions, StreamingOptions, 
   void setEpochQuietMillis(long value);
 
   @Description(
+      "Streaming: how many splits each unbounded source is asked to split into; 0 (the default): "
+          + "one per core (Spark's default parallelism). A source may give fewer (KafkaIO: at most one "
+          + "per topic partition); each split is one Spark task per epoch, and idleness "
+          + "(--idleTimeoutMillis) is judged per split.")
+  @Default.Integer(0)
+  int getSourceSplits();
+
+  void setSourceSplits(int value);
+
+  @Description(
       "Streaming: milliseconds the driver waits before the next epoch when one read nothing and "
           + "moved no watermark.")
   @Default.Long(100)

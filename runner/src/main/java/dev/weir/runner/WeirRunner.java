@@ -85,6 +85,7 @@ public final class WeirRunner extends PipelineRunner<PipelineResult> {
                 options.getEpochMaxRecords(),
                 options.getEpochMaxReadTimeMillis(),
                 options.getEpochQuietMillis(),
+                options.getSourceSplits(),
                 options.getEpochIdleWaitMillis(),
                 options.getIdleTimeoutMillis(),
                 options.getCheckpointDir())

@@ -33,6 +33,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * </ul>
  */
 public final class CheckpointDir {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CheckpointDir.class);
   private static final String COMMIT = "epoch-";
 
   private final String uri;
@@ -102,6 +103,7 @@ public final class CheckpointDir {
     }
     fs.delete(commitPath(commit.epoch() - 2), false);
     fs.delete(planDir(commit.epoch()), true);
+    LOG.debug("Committed epoch {} to --checkpointDir={}", commit.epoch(), uri);
   }
 
   private Path planDir(long epoch) {

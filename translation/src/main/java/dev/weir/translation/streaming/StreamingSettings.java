@@ -4,83 +4,67 @@ import java.io.Serializable;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * How much an epoch reads, how long the driver waits when nothing happens, and when a quiet
- * source split counts as idle: the runner's {@code --epochMaxRecords}, {@code
- * --epochMaxReadTimeMillis}, {@code --epochQuietMillis}, {@code --epochIdleWaitMillis} and {@code
- * --idleTimeoutMillis}, and
- * where epochs are committed ({@code --checkpointDir}).
+ * How a streaming run reads and paces its epochs, from the runner's options: how much a source
+ * split reads per epoch ({@code --epochMaxRecords}, {@code --epochMaxReadTimeMillis}, {@code
+ * --epochQuietMillis}), how many splits an unbounded source is asked for ({@code
+ * --sourceSplits}), how long the driver waits after an epoch in which nothing happened ({@code
+ * --epochIdleWaitMillis}), when a quiet split counts as idle ({@code --idleTimeoutMillis}), and
+ * where epochs are committed ({@code --checkpointDir}). Each value is checked here, naming its
+ * option.
  */
 public final class StreamingSettings implements Serializable {
+  public static final long DEFAULT_MAX_RECORDS = 100_000;
+  public static final long DEFAULT_MAX_READ_TIME_MILLIS = 1_000;
+  public static final long DEFAULT_QUIET_MILLIS = 100;
+  public static final long DEFAULT_IDLE_WAIT_MILLIS = 100;
+
   private final long maxRecordsPerSplit;
   private final long maxReadTimeMillis;
+  private final long quietMillis;
+  private final int sourceSplits;
   private final long idleWaitMillis;
   private final long idleTimeoutMillis;
-  private final long quietMillis;
   private final @Nullable String checkpointDir;
 
-  /** {@code --epochQuietMillis}'s default. */
-  public static final long DEFAULT_QUIET_MILLIS = 100;
-
-  public StreamingSettings(long maxRecordsPerSplit, long maxReadTimeMillis, long idleWaitMillis) {
-    this(maxRecordsPerSplit, maxReadTimeMillis, idleWaitMillis, 0);
-  }
-
-  public StreamingSettings(long maxRecordsPerSplit, long maxReadTimeMillis, long idleWaitMillis, long idleTimeoutMillis) {
-    this(maxRecordsPerSplit, maxReadTimeMillis, idleWaitMillis, idleTimeoutMillis, null);
-  }
-
   /**
-   * @param checkpointDir {@code --checkpointDir}: where epochs are committed and from where a
-   *     restarted pipeline resumes; null: no checkpoints
-   */
-  public StreamingSettings(
-      long maxRecordsPerSplit,
-      long maxReadTimeMillis,
-      long idleWaitMillis,
-      long idleTimeoutMillis,
-      @Nullable String checkpointDir) {
-    this(maxRecordsPerSplit, maxReadTimeMillis, DEFAULT_QUIET_MILLIS, idleWaitMillis, idleTimeoutMillis, checkpointDir);
-  }
-
-  /**
-   * @param quietMillis {@code --epochQuietMillis}: a split stops reading for the epoch once
-   *     nothing has been ready for this long
-   * @param checkpointDir {@code --checkpointDir}: where epochs are committed and from where a
-   *     restarted pipeline resumes; null: no checkpoints
+   * @param sourceSplits how many splits an unbounded source is asked for; 0: one per core
+   *     (Spark's default parallelism)
+   * @param idleTimeoutMillis 0: no split is ever idle
+   * @param checkpointDir null: no checkpoints
    */
   public StreamingSettings(
       long maxRecordsPerSplit,
       long maxReadTimeMillis,
       long quietMillis,
+      int sourceSplits,
       long idleWaitMillis,
       long idleTimeoutMillis,
       @Nullable String checkpointDir) {
-    if (quietMillis < 1) {
-      throw new IllegalArgumentException("Invalid --epochQuietMillis=" + quietMillis + ": must be at least 1");
-    }
-    this.quietMillis = quietMillis;
-    if (maxRecordsPerSplit < 1) {
-      throw new IllegalArgumentException("Invalid --epochMaxRecords=" + maxRecordsPerSplit + ": must be at least 1");
-    }
-    if (maxReadTimeMillis < 1) {
-      throw new IllegalArgumentException(
-          "Invalid --epochMaxReadTimeMillis=" + maxReadTimeMillis + ": must be at least 1");
-    }
-    if (idleWaitMillis < 0) {
-      throw new IllegalArgumentException("Invalid --epochIdleWaitMillis=" + idleWaitMillis + ": must not be negative");
-    }
-    this.maxRecordsPerSplit = maxRecordsPerSplit;
-    this.maxReadTimeMillis = maxReadTimeMillis;
-    if (idleTimeoutMillis < 0) {
-      throw new IllegalArgumentException(
-          "Invalid --idleTimeoutMillis=" + idleTimeoutMillis + ": must not be negative (0 turns idleness off)");
-    }
-    this.idleWaitMillis = idleWaitMillis;
-    this.idleTimeoutMillis = idleTimeoutMillis;
+    this.maxRecordsPerSplit = atLeast(1, maxRecordsPerSplit, "--epochMaxRecords");
+    this.maxReadTimeMillis = atLeast(1, maxReadTimeMillis, "--epochMaxReadTimeMillis");
+    this.quietMillis = atLeast(1, quietMillis, "--epochQuietMillis");
+    this.sourceSplits = (int) atLeast(0, sourceSplits, "--sourceSplits");
+    this.idleWaitMillis = atLeast(0, idleWaitMillis, "--epochIdleWaitMillis");
+    this.idleTimeoutMillis = atLeast(0, idleTimeoutMillis, "--idleTimeoutMillis");
     if (checkpointDir != null && checkpointDir.isBlank()) {
       throw new IllegalArgumentException("Invalid --checkpointDir: empty");
     }
     this.checkpointDir = checkpointDir;
+  }
+
+  /** The defaults, with {@code maxRecordsPerSplit} records per split and epoch (for tests). */
+  public static StreamingSettings withMaxRecords(long maxRecordsPerSplit) {
+    return new StreamingSettings(
+        maxRecordsPerSplit, DEFAULT_MAX_READ_TIME_MILLIS, DEFAULT_QUIET_MILLIS, 0, DEFAULT_IDLE_WAIT_MILLIS, 0, null);
+  }
+
+  private static long atLeast(long min, long value, String option) {
+    if (value < min) {
+      throw new IllegalArgumentException(
+          "Invalid " + option + "=" + value + ": must be at least " + min
+              + (option.equals("--idleTimeoutMillis") ? " (0 turns idleness off)" : ""));
+    }
+    return value;
   }
 
   /** {@code --checkpointDir}, or null. */
@@ -101,14 +85,19 @@ public final class StreamingSettings implements Serializable {
     return maxRecordsPerSplit;
   }
 
+  /** Time one source split reads at most per epoch. */
+  public long maxReadTimeMillis() {
+    return maxReadTimeMillis;
+  }
+
   /** How long a split waits for a record to be ready before it ends its read for the epoch. */
   public long quietMillis() {
     return quietMillis;
   }
 
-  /** Time one source split reads at most per epoch. */
-  public long maxReadTimeMillis() {
-    return maxReadTimeMillis;
+  /** How many splits an unbounded source is asked for, given Spark's default parallelism. */
+  public int sourceSplits(int defaultParallelism) {
+    return sourceSplits > 0 ? sourceSplits : defaultParallelism;
   }
 
   /** The pause before the next epoch when one read nothing and moved no watermark. */

@@ -10,6 +10,7 @@ import org.apache.beam.sdk.io.Read;
 import org.apache.beam.sdk.io.UnboundedSource;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.util.construction.SplittableParDo;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.WindowedValues;
@@ -17,6 +18,8 @@ import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.storage.StorageLevel;
 import org.joda.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An unbounded read ({@code Read.Unbounded}, or the primitive Beam converts its splittable form
@@ -29,6 +32,7 @@ import org.joda.time.Instant;
  * their epoch is committed: by the split's next task, or when the run ends.
  */
 public final class UnboundedReadTranslator<T> implements TransformTranslator<PTransform<?, ?>> {
+  private static final Logger LOG = LoggerFactory.getLogger(UnboundedReadTranslator.class);
 
   /** The splits of a source and where each one is: checkpointed with every epoch. */
   private static final class Splits implements java.io.Serializable {
@@ -43,6 +47,15 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
     long[] lastData;
     /** Where each split was read last (a Spark task location), or null. */
     String[] locations;
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static String describe(UnboundedSource<Object, ?> source, byte[] mark) {
+    try {
+      return String.valueOf(CoderUtils.decodeFromByteArray((org.apache.beam.sdk.coders.Coder) source.getCheckpointMarkCoder(), mark));
+    } catch (Exception e) {
+      return "(" + mark.length + " bytes: " + e + ")";
+    }
   }
 
   @SuppressWarnings("unchecked")
@@ -66,7 +79,7 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
         splits.sources =
             new ArrayList<>(
                 (List) BundleMetrics.onDriver(
-                    context.metrics(), context.stepName(), () -> source.split(jsc.defaultParallelism(), context.options().get())));
+                    context.metrics(), context.stepName(), () -> source.split(run.settings().sourceSplits(jsc.defaultParallelism()), context.options().get())));
       } catch (Exception e) {
         throw new IllegalStateException("Step '" + context.stepName() + "': could not split its source", e);
       }
@@ -141,6 +154,11 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
         recordsRead[split] = report.records();
         splits.marks[split] = report.mark();
         splits.markEpochs[split] = run.epoch();
+        if (LOG.isDebugEnabled()) {
+          // What a commit of this epoch holds for the split (test and operator visibility).
+          LOG.debug("Epoch {} step '{}' split {}: mark {}", run.epoch(), context.stepName(), split,
+              describe(splits.sources.get(split), report.mark()));
+        }
         Instant wm = new Instant(report.watermarkMillis());
         if (wm.isAfter(splits.watermarks[split])) {
           splits.watermarks[split] = wm;

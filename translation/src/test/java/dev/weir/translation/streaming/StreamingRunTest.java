@@ -27,7 +27,7 @@ class StreamingRunTest {
     producers.put("slow", List.of());
     producers.put("map", List.of("fast"));
     producers.put("group", List.of("map", "slow"));
-    return new StreamingRun(new StreamingSettings(10, 10, 0), 2, producers, Map.of(), false, null);
+    return new StreamingRun(StreamingSettings.withMaxRecords(10), 2, producers, Map.of(), false, null);
   }
 
   private static void source(StreamingRun run, String name, Instant watermark) {
