@@ -49,6 +49,8 @@ final class SparkSessions {
   static synchronized SparkSession getOrCreate(WeirPipelineOptions options) {
     Map<String, String> conf = validate(options);
     JavaModules.checkOpens();
+    ClassLoader loader = Thread.currentThread().getContextClassLoader();
+    SparkClasspath.check(loader != null ? loader : SparkSessions.class.getClassLoader());
     SparkSession.Builder builder =
         SparkSession.builder().master(options.getSparkMaster()).appName(options.getAppName());
     int cores = localCores(options.getSparkMaster());
