@@ -4,12 +4,14 @@ import java.util.List;
 import org.apache.beam.sdk.options.ApplicationNameOptions;
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.DefaultValueFactory;
+import org.apache.beam.sdk.options.FileStagingOptions;
 import org.apache.beam.sdk.options.Description;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.StreamingOptions;
 
 /** Options of {@link WeirRunner}. */
-public interface WeirPipelineOptions extends PipelineOptions, StreamingOptions, ApplicationNameOptions {
+public interface WeirPipelineOptions
+    extends PipelineOptions, StreamingOptions, ApplicationNameOptions, FileStagingOptions {
 
   /** How {@link WeirRunner} chooses between batch and streaming execution. */
   enum RuntimeMode {
@@ -37,6 +39,14 @@ public interface WeirPipelineOptions extends PipelineOptions, StreamingOptions, 
     }
   }
 
+  @Description(
+      "Seconds a cluster master (--sparkMaster=spark://..., yarn, k8s://...) has to answer and to "
+          + "start a first executor, before the pipeline fails naming the master.")
+  @Default.Long(120)
+  long getSparkStartTimeoutSeconds();
+
+  void setSparkStartTimeoutSeconds(long value);
+
   @Description("AUTOMATIC (default: streaming iff some PCollection is unbounded), BATCH or STREAMING.")
   @Default.Enum("AUTOMATIC")
   RuntimeMode getRuntimeMode();
@@ -45,7 +55,8 @@ public interface WeirPipelineOptions extends PipelineOptions, StreamingOptions, 
 
   @Description(
       "Spark settings passed through to the Spark session, each as key=value, e.g. "
-          + "--sparkConf=spark.sql.shuffle.partitions=8 (repeat the option or separate with commas).")
+          + "--sparkConf=spark.sql.shuffle.partitions=8 (repeat the option or separate with commas), or "
+          + "as a JSON map, --sparkConf={\"spark.jars\":\"a.jar,b.jar\"}. Values may hold commas.")
   List<String> getSparkConf();
 
   void setSparkConf(List<String> value);

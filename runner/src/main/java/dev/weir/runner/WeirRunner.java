@@ -95,6 +95,13 @@ public final class WeirRunner extends PipelineRunner<PipelineResult> {
       LOG.warn("--checkpointDir={} is ignored: it is for streaming, and this pipeline runs in batch", options.getCheckpointDir());
     }
 
+    if (streaming && !SparkSessions.isLocal(options.getSparkMaster()) && options.getCheckpointDir() == null) {
+      // Keyed state and source positions must survive a task that runs on another executor.
+      throw new IllegalArgumentException(
+          "Streaming on --sparkMaster=" + options.getSparkMaster() + " needs --checkpointDir: on a cluster a "
+              + "keyed partition or source split may run on another executor than the epoch before, which "
+              + "reads its state back from the checkpoint dir (a path or URI every executor can reach)");
+    }
     SparkSession session = SparkSessions.getOrCreate(options);
     PipelineMetrics metrics = PipelineMetrics.register(session.sparkContext(), options.getJobName());
     MetricsPusher pusher = MetricsPusher.start(options, metrics::results, options.getJobName());
