@@ -57,7 +57,7 @@ final class GroupAlsoByWindowPartition
     Instant inputBefore;
     Instant inputNow;
     Instant processingTime;
-    PartitionReports<Long> holds;
+    PartitionReports<KeyedShuffle.PartitionReport> holds;
     /** Where the state is checkpointed, or null. */
     StateFiles files;
   }
@@ -117,7 +117,7 @@ final class GroupAlsoByWindowPartition
         encoded[i] = CoderUtils.encodeToByteArray(spec.outputCoder, out.get(i));
       }
       KeyedStateStore.commit(state, spec.epoch);
-      spec.holds.add(new Tuple2<>(partition, earliest));
+      spec.holds.add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.here(earliest)));
       return java.util.Arrays.asList(encoded).iterator();
     } catch (Exception e) {
       throw new StepFailure(spec.stepName, e);

@@ -62,8 +62,10 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
 
     int partitions = run.keyedPartitions();
     JavaRDD<byte[]> grouped =
-        KeyedShuffle.byKey(context.dataset(input), kvCoder.getKeyCoder(), spec.elementCoder, false, partitions)
-            .mapPartitionsWithIndex(new GroupAlsoByWindowPartition(spec), true);
+        KeyedShuffle.pinned(
+            context,
+            KeyedShuffle.byKey(context.dataset(input), kvCoder.getKeyCoder(), spec.elementCoder, false, partitions)
+                .mapPartitionsWithIndex(new GroupAlsoByWindowPartition(spec), true));
     run.reportOutputWatermark(KeyedShuffle.runOnce(context, grouped, spec.holds, partitions));
     context.putDataset(
         output,

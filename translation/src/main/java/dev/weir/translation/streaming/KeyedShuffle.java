@@ -38,12 +38,29 @@ final class KeyedShuffle {
         .partitionBy(new ByPartitionIndex(partitions));
   }
 
+  /** What a partition's task reports: its earliest hold, and where it ran (and its state now is). */
+  record PartitionReport(long hold, String location) implements java.io.Serializable {
+    static PartitionReport here(long hold) {
+      return new PartitionReport(hold, ExecutorLocation.here());
+    }
+  }
+
+  /**
+   * {@code result} with each keyed partition preferring the executor that ran it in the epoch
+   * before, where its state is in memory ({@link PinnedRdd}).
+   */
+  static JavaRDD<byte[]> pinned(TranslationContext context, JavaRDD<byte[]> result) {
+    return PinnedRdd.of(result, context.streaming().partitionLocations(context.stepName()));
+  }
+
   /**
    * Runs {@code result} in one Spark job, keeping it for the epoch: computing it changes state,
    * so it must be computed exactly once. Returns the current step's output watermark: its input
-   * watermark held back by the earliest hold any partition reported.
+   * watermark held back by the earliest hold any partition reported; notes where each partition
+   * ran, for the next epoch.
    */
-  static Instant runOnce(TranslationContext context, JavaRDD<byte[]> result, PartitionReports<Long> holds, int partitions) {
+  static Instant runOnce(
+      TranslationContext context, JavaRDD<byte[]> result, PartitionReports<PartitionReport> reports, int partitions) {
     StreamingRun run = context.streaming();
     result.persist(StorageLevel.MEMORY_AND_DISK());
     run.unpersistAtEpochEnd(result);
@@ -51,16 +68,18 @@ final class KeyedShuffle {
     if (result.count() > 0) {
       run.noteActivity();
     }
-    Map<Integer, Long> reported = holds.value();
+    Map<Integer, PartitionReport> reported = reports.value();
     if (reported.size() != partitions) {
       throw new IllegalStateException(
           "Step '" + context.stepName() + "': " + reported.size() + " of " + partitions + " partitions reported");
     }
     Instant out = run.inputWatermark();
-    for (long hold : reported.values()) {
+    for (Map.Entry<Integer, PartitionReport> r : reported.entrySet()) {
+      long hold = r.getValue().hold();
       if (hold < out.getMillis()) {
         out = new Instant(hold);
       }
+      run.notePartitionLocation(context.stepName(), r.getKey(), r.getValue().location());
     }
     return out;
   }

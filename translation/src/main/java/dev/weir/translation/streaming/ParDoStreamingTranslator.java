@@ -113,8 +113,10 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     context.session().sparkContext().register(plan.holds);
     int partitions = run.keyedPartitions();
     JavaRDD<byte[]> out =
-        KeyedShuffle.byKey(context.dataset(input), plan.keyCoder, plan.elementCoder, true, partitions)
-            .mapPartitionsWithIndex(new StatefulParDoPartition(plan), true);
+        KeyedShuffle.pinned(
+            context,
+            KeyedShuffle.byKey(context.dataset(input), plan.keyCoder, plan.elementCoder, true, partitions)
+                .mapPartitionsWithIndex(new StatefulParDoPartition(plan), true));
     Instant hold = KeyedShuffle.runOnce(context, out, plan.holds, partitions);
     Coder<WindowedValue<Object>> outputCoder = plan.outputCoder;
     ParDoTranslator.putOutputs(

@@ -52,7 +52,7 @@ final class StatefulParDoPartition
     Instant inputBefore;
     Instant inputNow;
     Instant processingTime;
-    PartitionReports<Long> holds;
+    PartitionReports<KeyedShuffle.PartitionReport> holds;
     /** Where the state is checkpointed, or null. */
     StateFiles files;
   }
@@ -139,7 +139,7 @@ final class StatefulParDoPartition
     protected void finishInput() throws Exception {
       bundleRunner.finishBundle();
       KeyedStateStore.commit(state, plan.epoch);
-      plan.holds.add(new Tuple2<>(partition, state.earliestHold()));
+      plan.holds.add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.here(state.earliestHold())));
     }
 
     /** The key's runner for this epoch, its state created at the previous watermark if new. */

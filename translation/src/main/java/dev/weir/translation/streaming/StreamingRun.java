@@ -52,6 +52,8 @@ public final class StreamingRun {
   private final List<Runnable> releases = new ArrayList<>();
   /** Where this run's tasks held readers or state (Spark task locations). */
   private final Set<String> executors = new HashSet<>();
+  /** Where each step's keyed partitions ran last, by step. */
+  private final Map<String, String[]> partitionLocations = new HashMap<>();
   /** The last epoch whose jobs all ran (and, with a checkpoint dir, that was committed). */
   private long lastCompleted = -1;
   private final boolean testClock;
@@ -474,6 +476,17 @@ public final class StreamingRun {
 
   /** Notes an executor (a Spark task location) where this run keeps readers or state. */
   void noteExecutor(String location) {
+    executors.add(location);
+  }
+
+  /** Where each keyed partition of {@code step} ran last (null: not yet), by partition. */
+  String[] partitionLocations(String step) {
+    return partitionLocations.computeIfAbsent(step, k -> new String[keyedPartitions]).clone();
+  }
+
+  /** Notes where a keyed partition of {@code step} ran, and so where its state is in memory. */
+  void notePartitionLocation(String step, int partition, String location) {
+    partitionLocations.computeIfAbsent(step, k -> new String[keyedPartitions])[partition] = location;
     executors.add(location);
   }
 
