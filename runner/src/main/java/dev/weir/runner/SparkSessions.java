@@ -134,6 +134,12 @@ final class SparkSessions {
     }
     if (cores == 0) {
       awaitExecutors(session, master, timeoutSeconds);
+      if (!conf.containsKey("spark.sql.shuffle.partitions") && System.getProperty("spark.sql.shuffle.partitions") == null) {
+        // Spark's 200 shuffle partitions make hundreds of tiny tasks on a small cluster; one per
+        // executor core, as on embedded Spark (--sparkConf sets another).
+        int parallelism = Math.max(2, session.sparkContext().defaultParallelism());
+        session.conf().set("spark.sql.shuffle.partitions", String.valueOf(parallelism));
+      }
     }
     return session;
   }
