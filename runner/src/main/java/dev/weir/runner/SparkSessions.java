@@ -134,14 +134,28 @@ final class SparkSessions {
     }
     if (cores == 0) {
       awaitExecutors(session, master, timeoutSeconds);
-      if (!conf.containsKey("spark.sql.shuffle.partitions") && System.getProperty("spark.sql.shuffle.partitions") == null) {
-        // Spark's 200 shuffle partitions make hundreds of tiny tasks on a small cluster; one per
-        // executor core, as on embedded Spark (--sparkConf sets another).
-        int parallelism = Math.max(2, session.sparkContext().defaultParallelism());
-        session.conf().set("spark.sql.shuffle.partitions", String.valueOf(parallelism));
-      }
     }
     return session;
+  }
+
+  /**
+   * On a cluster, unless the user chose them, one shuffle partition per executor core as it
+   * stands when a pipeline starts: Spark's default of 200 makes hundreds of tiny tasks per stage
+   * on a small cluster (embedded Spark gets one per core at start-up).
+   */
+  static void fitShufflePartitions(SparkSession session, WeirPipelineOptions options) {
+    if (isLocal(session.sparkContext().master())) {
+      return;
+    }
+    List<String> entries = options.getSparkConf();
+    boolean chosen =
+        (entries != null && SparkConfEntries.parse(entries).containsKey("spark.sql.shuffle.partitions"))
+            || System.getProperty("spark.sql.shuffle.partitions") != null;
+    if (!chosen) {
+      int parallelism = Math.max(2, session.sparkContext().defaultParallelism());
+      session.conf().set("spark.sql.shuffle.partitions", String.valueOf(parallelism));
+      LOG.info("spark.sql.shuffle.partitions={}: the cluster's executor cores (--sparkConf sets another)", parallelism);
+    }
   }
 
   /**

@@ -103,6 +103,7 @@ public final class WeirRunner extends PipelineRunner<PipelineResult> {
               + "reads its state back from the checkpoint dir (a path or URI every executor can reach)");
     }
     SparkSession session = SparkSessions.getOrCreate(options);
+    SparkSessions.fitShufflePartitions(session, options);
     PipelineMetrics metrics = PipelineMetrics.register(session.sparkContext(), options.getJobName());
     MetricsPusher pusher = MetricsPusher.start(options, metrics::results, options.getJobName());
     WeirPipelineResult result =
