@@ -306,7 +306,7 @@ public final class PipelineTranslator {
           return true;
         }
         if (!moved && !run.active()) {
-          List<String> held = run.heldAfterEndOfInput();
+          List<String> held = run.waiting() ? List.of() : run.heldAfterEndOfInput();
           if (!held.isEmpty()) {
             throw new IllegalStateException(
                 "Every source reached the end of time, but these steps hold their watermark: " + held);

@@ -13,6 +13,7 @@ import dev.weir.translation.batch.WindowAssignTranslator;
 import dev.weir.translation.streaming.BoundedSourceStreamingTranslator;
 import dev.weir.translation.streaming.GroupByKeyStreamingTranslator;
 import dev.weir.translation.streaming.ParDoStreamingTranslator;
+import dev.weir.translation.streaming.SplittableProcessStreamingTranslator;
 import dev.weir.translation.streaming.TestStreamTranslator;
 import dev.weir.translation.streaming.UnboundedReadTranslator;
 import java.util.HashMap;
@@ -75,6 +76,7 @@ final class TranslatorRegistry {
     STREAMING.put(TestStream.class, new TestStreamTranslator<>());
     STREAMING.put(ParDo.MultiOutput.class, new ParDoStreamingTranslator());
     STREAMING.put(GroupByKey.class, new GroupByKeyStreamingTranslator());
+    STREAMING.put(SplittableParDo.ProcessKeyedElements.class, new SplittableProcessStreamingTranslator());
     for (Class<?> stateless :
         List.of(
             Flatten.PCollections.class,
@@ -82,8 +84,7 @@ final class TranslatorRegistry {
             Reshuffle.class,
             Redistribute.RedistributeByKey.class,
             Redistribute.RedistributeArbitrarily.class,
-            View.CreatePCollectionView.class,
-            SplittableParDo.ProcessKeyedElements.class)) {
+            View.CreatePCollectionView.class)) {
       STREAMING.put(stateless, BATCH.get(stateless));
     }
   }

@@ -125,7 +125,7 @@ public abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator
     }
   }
 
-  BroadcastSideInputReader sideInputReader() {
+  protected BroadcastSideInputReader sideInputReader() {
     return sideInputReader;
   }
 

@@ -56,6 +56,11 @@ public final class DoFnSpec implements Serializable {
     this.metrics = metrics;
   }
 
+  /** The main output's tag. */
+  public TupleTag<?> mainOutputTag() {
+    return outputTags.get(0);
+  }
+
   @SuppressWarnings("unchecked")
   DoFn<Object, Object> newFn() {
     return (DoFn<Object, Object>) SerializableUtils.deserializeFromByteArray(serializedFn, stepName);

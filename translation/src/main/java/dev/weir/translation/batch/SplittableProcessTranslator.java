@@ -3,6 +3,7 @@ package dev.weir.translation.batch;
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
 import java.util.List;
+import org.apache.beam.runners.core.SplittableParDoViaKeyedWorkItems;
 import org.apache.beam.sdk.transforms.DoFnSchemaInformation;
 import org.apache.beam.sdk.transforms.reflect.DoFnSignatures;
 import org.apache.beam.sdk.util.construction.SplittableParDo;
@@ -28,6 +29,36 @@ public final class SplittableProcessTranslator
           + " is unbounded per element, which needs streaming";
     }
     return context.policies().whyNot(transform.getFn());
+  }
+
+  /**
+   * The step as runners-core's {@code ProcessFn} over keyed work items (an element and its
+   * restriction, or a timer to resume one), with the user's DoFn inside it: what streaming runs
+   * per key over state, where the residual restriction, the watermark estimator's state and a
+   * watermark hold wait between epochs.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public static DoFnSpec processFnSpec(SplittableParDo.ProcessKeyedElements<?, ?, ?, ?> transform, TranslationContext context) {
+    SplittableParDoViaKeyedWorkItems.ProcessFn<?, ?, ?, ?, ?> processFn =
+        new SplittableParDoViaKeyedWorkItems.ProcessFn(
+            transform.getFn(),
+            transform.getElementCoder(),
+            transform.getRestrictionCoder(),
+            transform.getWatermarkEstimatorStateCoder(),
+            transform.getInputWindowingStrategy(),
+            transform.getSideInputMapping());
+    return new DoFnSpec(
+        context.stepName(),
+        processFn,
+        context.options(),
+        null,
+        ParDoTranslator.outputCoders(context),
+        ParDoTranslator.outputTags(transform.getMainOutputTag(), context),
+        transform.getInputWindowingStrategy(),
+        DoFnSchemaInformation.create(),
+        transform.getSideInputMapping(),
+        ParDoTranslator.sideInputs(context, transform.getSideInputs()),
+        context.metrics());
   }
 
   @Override

@@ -62,7 +62,7 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     StreamingRun run = context.streaming();
     Instant hold = run.inputWatermark();
     if (!transform.getSideInputs().isEmpty()) {
-      hold = min(hold, waitForSideInputs(transform, context));
+      hold = min(hold, waitForSideInputs(transform.getSideInputs().values(), context));
     }
     if (DoFnSignatures.isStateful(transform.getFn())) {
       hold = min(hold, runStateful(transform, context));
@@ -131,7 +131,7 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
    * before), and makes the step read the rest. Returns the earliest timestamp set aside.
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private static Instant waitForSideInputs(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
+  static Instant waitForSideInputs(java.util.Collection<PCollectionView<?>> sideInputs, TranslationContext context) {
     StreamingRun run = context.streaming();
     PCollection<Object> input = context.input();
     Coder<WindowedValue<Object>> coder =
@@ -151,7 +151,7 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     List<Set<String>> fired = new ArrayList<>();
     List<Coder<BoundedWindow>> windowCoders = new ArrayList<>();
     boolean complete = true;
-    for (PCollectionView<?> view : transform.getSideInputs().values()) {
+    for (PCollectionView<?> view : sideInputs) {
       PCollection<?> side = context.viewInput(view);
       Instant wm = run.watermarkOf(side);
       complete &= !wm.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE);

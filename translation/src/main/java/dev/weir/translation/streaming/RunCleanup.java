@@ -49,6 +49,7 @@ final class RunCleanup {
     @Override
     public void call(String location) {
       SplitReaders.closeRun(runId, committed);
+      BundleFinalizers.closeRun(runId, committed);
       KeyedStateStore.dropRun(runId);
     }
   }

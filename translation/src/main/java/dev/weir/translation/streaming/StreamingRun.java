@@ -64,6 +64,7 @@ public final class StreamingRun {
   private long epoch;
   private Instant clock;
   private boolean active;
+  private boolean waiting;
   private boolean draining;
   private @Nullable String step;
   private Instant inputBefore = BoundedWindow.TIMESTAMP_MIN_VALUE;
@@ -342,6 +343,7 @@ public final class StreamingRun {
     epoch++;
     draining |= drain;
     active = false;
+    waiting = false;
     if (!testClock) {
       Instant now = Instant.now();
       if (now.isAfter(clock)) {
@@ -454,6 +456,19 @@ public final class StreamingRun {
 
   public boolean active() {
     return active;
+  }
+
+  /**
+   * Says that the current step has work due at a later processing time (a splittable DoFn's
+   * resumption): the run waits for it, rather than ending, while its watermark is held.
+   */
+  public void noteWaiting() {
+    waiting = true;
+  }
+
+  /** Whether some step has work due at a later processing time. */
+  public boolean waiting() {
+    return waiting;
   }
 
   /**

@@ -1,0 +1,108 @@
+package dev.weir.translation.streaming;
+
+import dev.weir.translation.TransformTranslator;
+import dev.weir.translation.TranslationContext;
+import dev.weir.translation.batch.ParDoTranslator;
+import dev.weir.translation.batch.SplittableProcessTranslator;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.beam.sdk.coders.ByteArrayCoder;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.transforms.join.UnionCoder;
+import org.apache.beam.sdk.transforms.reflect.DoFnSignatures;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.util.construction.SplittableParDo;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.beam.sdk.values.WindowedValues;
+import org.apache.spark.api.java.JavaRDD;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Instant;
+
+/**
+ * The processing step of a splittable DoFn in streaming. Bounded per element, it runs as in
+ * batch: each restriction whole, in the epoch its element arrives. Unbounded per element
+ * ({@code PeriodicImpulse}, {@code Watch}, KafkaIO's splittable read), each (element,
+ * restriction) pair is a work item kept in keyed state across epochs ({@link
+ * SplittableProcessPartition}): processed for a bounded time per epoch, checkpointed, resumed,
+ * its watermark estimator holding the step's output watermark. Elements wait for their side
+ * inputs as a ParDo's do.
+ */
+public final class SplittableProcessStreamingTranslator
+    implements TransformTranslator<SplittableParDo.ProcessKeyedElements<?, ?, ?, ?>> {
+  private final SplittableProcessTranslator batch = new SplittableProcessTranslator();
+
+  private static boolean unbounded(SplittableParDo.ProcessKeyedElements<?, ?, ?, ?> transform) {
+    return DoFnSignatures.signatureForDoFn(transform.getFn()).isBoundedPerElement() == PCollection.IsBounded.UNBOUNDED;
+  }
+
+  @Override
+  public @Nullable String whyNot(SplittableParDo.ProcessKeyedElements<?, ?, ?, ?> transform, TranslationContext context) {
+    return unbounded(transform) ? context.policies().whyNot(transform.getFn()) : batch.whyNot(transform, context);
+  }
+
+  @Override
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public void translate(SplittableParDo.ProcessKeyedElements<?, ?, ?, ?> transform, TranslationContext context) {
+    StreamingRun run = context.streaming();
+    Instant hold = run.inputWatermark();
+    if (!transform.getSideInputs().isEmpty()) {
+      hold = min(hold, ParDoStreamingTranslator.waitForSideInputs(transform.getSideInputs(), context));
+    }
+    if (!unbounded(transform)) {
+      batch.translate(transform, context);
+      run.reportOutputWatermark(hold);
+      return;
+    }
+    PCollection<KV<byte[], KV<Object, Object>>> input = context.input();
+    Coder<? extends BoundedWindow> windowCoder = TranslationContext.windowCoder(input);
+    List<TupleTag<?>> tags = ParDoTranslator.outputTags(transform.getMainOutputTag(), context);
+    Coder<?> outputValueCoder;
+    if (tags.size() == 1) {
+      outputValueCoder = context.outputs().get(tags.get(0)).getCoder();
+    } else {
+      List<Coder<?>> coders = new ArrayList<>();
+      for (TupleTag<?> tag : tags) {
+        coders.add(context.outputs().get(tag).getCoder());
+      }
+      outputValueCoder = UnionCoder.of(coders);
+    }
+    SplittableProcessPartition.Spec plan = new SplittableProcessPartition.Spec();
+    plan.processFn = SplittableProcessTranslator.processFnSpec(transform, context);
+    plan.runId = run.runId();
+    plan.epoch = run.epoch();
+    plan.elementCoder = (Coder) WindowedValues.getFullCoder(input.getCoder(), windowCoder);
+    plan.outputCoder = (Coder) WindowedValues.getFullCoder(outputValueCoder, windowCoder);
+    plan.inputBefore = run.inputWatermarkBefore();
+    plan.processingTime = run.processingTime();
+    plan.maxReadTimeMillis = run.settings().maxReadTimeMillis();
+    plan.draining = run.draining();
+    plan.files = run.stateFiles();
+    plan.holds = new PartitionReports<>();
+    context.session().sparkContext().register(plan.holds);
+    int partitions = run.keyedPartitions();
+    JavaRDD<byte[]> out =
+        KeyedShuffle.pinned(
+            context,
+            KeyedShuffle.byKey(context.dataset(input), (Coder) ByteArrayCoder.of(), plan.elementCoder, true, partitions)
+                .mapPartitionsWithIndex(new SplittableProcessPartition(plan), true));
+    Instant held = KeyedShuffle.runOnce(context, out, plan.holds, partitions);
+    if (held.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE)) {
+      // A work item waits in state for its resume timer: the run goes on until it is done.
+      run.noteWaiting();
+    }
+    hold = min(hold, held);
+    Coder<WindowedValue<Object>> outputCoder = plan.outputCoder;
+    ParDoTranslator.putOutputs(
+        context,
+        tags,
+        encoder -> context.session().createDataset(out.map(new KeyedShuffle.Decode<>(outputCoder)).rdd(), encoder));
+    run.reportOutputWatermark(hold);
+  }
+
+  private static Instant min(Instant a, Instant b) {
+    return a.isBefore(b) ? a : b;
+  }
+}
