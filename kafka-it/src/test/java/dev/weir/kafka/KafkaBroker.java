@@ -23,6 +23,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -128,6 +129,24 @@ public final class KafkaBroker implements AutoCloseable {
   public Set<String> topics() throws Exception {
     try (Admin admin = Admin.create(adminConfig())) {
       return admin.listTopics().names().get(seconds(), TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * The offsets consumer group {@code groupId} committed, per partition (none for a partition it
+   * never committed), as Kafka's {@code Admin} reads them.
+   */
+  public Map<TopicPartition, Long> committedOffsets(String groupId) throws Exception {
+    try (Admin admin = Admin.create(adminConfig())) {
+      Map<TopicPartition, OffsetAndMetadata> committed =
+          admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata().get(seconds(), TimeUnit.SECONDS);
+      Map<TopicPartition, Long> offsets = new HashMap<>();
+      committed.forEach((partition, offset) -> {
+        if (offset != null) {
+          offsets.put(partition, offset.offset());
+        }
+      });
+      return offsets;
     }
   }
 

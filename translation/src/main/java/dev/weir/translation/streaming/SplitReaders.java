@@ -101,11 +101,9 @@ final class SplitReaders {
         mark == null ? null : (UnboundedSource.CheckpointMark) CoderUtils.decodeFromByteArray((Coder) source.getCheckpointMarkCoder(), mark);
     Entry created =
         new Entry(runId, ((UnboundedSource) source).createReader(options.get(), decoded), after);
-    if (decoded != null) {
-      // Finalized (again) once its epoch is known to be committed: a restarted pipeline may have
-      // stopped between the commit and the finalization.
-      created.pending.add(new PendingMark(after, decoded));
-    }
+    // A mark decoded from a commit is not finalized: Beam lets a runner skip a finalization after
+    // a failure (the reader's next mark covers it), and some marks finalize only through the
+    // reader that made them (KafkaIO's decoded mark has no consumer to commit with).
     created.leased = true;
     created.lastUsedMillis = System.currentTimeMillis();
     READERS.put(key, created);

@@ -27,8 +27,10 @@ import org.slf4j.LoggerFactory;
  * each split is a Spark task that reads a slice with the split's reader, kept open in the
  * executor that read it last ({@link SplitReaders}) and scheduled back there, and reports its new
  * mark, its watermark and where it ran. The source's watermark is the minimum over its splits; a
- * split whose watermark reaches the end of time is done, and one that read nothing for {@code
- * --idleTimeoutMillis} is idle and leaves the minimum. Marks are finalized on the executors once
+ * split whose watermark reaches the end of time is done, and one that neither read a record nor
+ * moved its watermark for {@code --idleTimeoutMillis} is idle and leaves the minimum (a reader
+ * that has caught up may still move its watermark with the clock, as KafkaIO's does: it is not
+ * idle). Marks are finalized on the executors once
  * their epoch is committed: by the split's next task, or when the run ends.
  */
 public final class UnboundedReadTranslator<T> implements TransformTranslator<PTransform<?, ?>> {
@@ -43,8 +45,8 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
     /** The last epoch whose mark each split finalized; -1 before any. */
     long[] finalized;
     Instant[] watermarks;
-    /** Processing time of each split's last record (or of the first epoch). */
-    long[] lastData;
+    /** Processing time of each split's last record or watermark move (or of the first epoch). */
+    long[] lastProgress;
     /** Where each split was read last (a Spark task location), or null. */
     String[] locations;
   }
@@ -94,8 +96,8 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
       java.util.Arrays.fill(splits.finalized, -1);
       splits.watermarks = new Instant[n];
       java.util.Arrays.fill(splits.watermarks, BoundedWindow.TIMESTAMP_MIN_VALUE);
-      splits.lastData = new long[n];
-      java.util.Arrays.fill(splits.lastData, run.processingTime().getMillis());
+      splits.lastProgress = new long[n];
+      java.util.Arrays.fill(splits.lastProgress, run.processingTime().getMillis());
       splits.locations = new String[n];
     }
     if (run.draining()) {
@@ -160,17 +162,18 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
               describe(splits.sources.get(split), report.mark()));
         }
         Instant wm = new Instant(report.watermarkMillis());
-        if (wm.isAfter(splits.watermarks[split])) {
+        boolean moved = wm.isAfter(splits.watermarks[split]);
+        if (moved) {
           splits.watermarks[split] = wm;
         }
-        if (report.records() > 0) {
-          splits.lastData[split] = run.processingTime().getMillis();
+        if (report.records() > 0 || moved) {
+          splits.lastProgress[split] = run.processingTime().getMillis();
         }
       }
     }
     run.recordReads(recordsRead);
-    // The source's watermark: the least of its active splits'. A split that read nothing for
-    // --idleTimeoutMillis is idle and leaves the minimum until it reads again; if every split
+    // The source's watermark: the least of its active splits'. A split that read nothing and
+    // kept its watermark for --idleTimeoutMillis is idle and leaves the minimum until it reads again; if every split
     // still running is idle, the source is idle and its watermark stays where it was.
     long idleTimeout = run.settings().idleTimeoutMillis();
     Instant watermark = null;
@@ -178,7 +181,7 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
     for (int i = 0; i < splits.watermarks.length; i++) {
       boolean done = !splits.watermarks[i].isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE);
       running |= !done;
-      boolean idle = !done && idleTimeout > 0 && run.processingTime().getMillis() - splits.lastData[i] >= idleTimeout;
+      boolean idle = !done && idleTimeout > 0 && run.processingTime().getMillis() - splits.lastProgress[i] >= idleTimeout;
       if (!idle && (watermark == null || splits.watermarks[i].isBefore(watermark))) {
         watermark = splits.watermarks[i];
       }
