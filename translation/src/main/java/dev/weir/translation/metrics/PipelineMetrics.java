@@ -9,12 +9,13 @@ import scala.Option;
 /**
  * The Beam metrics of one pipeline run, collected from the executors through two Spark
  * accumulators: "attempted" counts every task attempt, failed ones included (Spark's
- * {@code countFailedValues}); "committed" counts only attempts that succeeded. Executors see this
+ * {@code countFailedValues}); "committed" counts only attempts that succeeded, each partition of a
+ * stage once however often Spark ran it ({@link CommittedMetricsAccumulator}). Executors see this
  * object inside their task closures and report through {@link BundleMetrics}.
  */
 public final class PipelineMetrics implements Serializable {
   private final MetricsAccumulator attempted = new MetricsAccumulator();
-  private final MetricsAccumulator committed = new MetricsAccumulator();
+  private final CommittedMetricsAccumulator committed = new CommittedMetricsAccumulator();
 
   private PipelineMetrics() {}
 
@@ -29,6 +30,14 @@ public final class PipelineMetrics implements Serializable {
   /** The metrics so far, while the pipeline runs and after it, attempted and committed. */
   public MetricResults results() {
     return MetricsContainerStepMap.asMetricResults(attempted.value(), committed.value());
+  }
+
+  /**
+   * Says that the stages run so far will not run again (a streaming epoch ended, its data
+   * released), so that the committed metrics keep a total rather than one entry per task.
+   */
+  public void settle() {
+    committed.settle();
   }
 
   /** Called on executors when a bundle ends, whether it succeeded or failed. */
