@@ -122,7 +122,10 @@ public interface WeirPipelineOptions
 
   void setEpochMaxRecords(long value);
 
-  @Description("Streaming: milliseconds each unbounded source split reads at most per epoch.")
+  @Description(
+      "Streaming: milliseconds each unbounded source split reads at most per epoch; also the epoch's "
+          + "read deadline: a split whose task starts after it (more splits than cores) reads only what "
+          + "is ready at once.")
   @Default.Long(1_000)
   long getEpochMaxReadTimeMillis();
 

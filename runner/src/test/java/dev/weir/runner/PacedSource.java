@@ -35,16 +35,23 @@ final class PacedSource extends UnboundedSource<Long, FiniteUnboundedSource.Mark
   private final long step;
   private final double perSecond;
   private final long failOnceAt;
+  private final int splits;
 
   /**
    * @param id names this source's counters in this JVM
    * @param failOnceAt a value whose first read fails, or -1
    */
   PacedSource(String id, long to, double perSecond, long failOnceAt) {
-    this(id, 0, to, 1, perSecond, failOnceAt);
+    this(id, 0, to, 1, perSecond, failOnceAt, SPLITS);
   }
 
-  private PacedSource(String id, long first, long to, long step, double perSecond, long failOnceAt) {
+  /** The same with {@code splits} splits, none failing. */
+  static PacedSource withSplits(String id, long to, double perSecond, int splits) {
+    return new PacedSource(id, 0, to, 1, perSecond, -1, splits);
+  }
+
+  private PacedSource(String id, long first, long to, long step, double perSecond, long failOnceAt, int splits) {
+    this.splits = splits;
     this.id = id;
     this.first = first;
     this.to = to;
@@ -59,18 +66,18 @@ final class PacedSource extends UnboundedSource<Long, FiniteUnboundedSource.Mark
     return n == null ? 0 : n.get();
   }
 
-  /** Always {@link #SPLITS} splits, whatever the runner asks for, so both runners read alike. */
+  /** Always its number of splits, whatever the runner asks for, so both runners read alike. */
   @Override
   public List<PacedSource> split(int desiredNumSplits, PipelineOptions options) {
-    List<PacedSource> splits = new ArrayList<>();
-    int n = step == 1 ? SPLITS : 1;
+    List<PacedSource> parts = new ArrayList<>();
+    int n = step == 1 ? splits : 1;
     if (n == 1) {
       return List.of(this);
     }
     for (int i = 0; i < n; i++) {
-      splits.add(new PacedSource(id, first + i * step, to, step * n, perSecond, failOnceAt));
+      parts.add(new PacedSource(id, first + i * step, to, step * n, perSecond, failOnceAt, splits));
     }
-    return splits;
+    return parts;
   }
 
   @Override

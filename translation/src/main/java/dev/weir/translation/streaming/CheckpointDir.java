@@ -23,6 +23,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * the driver sees it:
  *
  * <ul>
+ *   <li>{@code format}: the version of this layout and of the encodings of its files ({@link
+ *       #FORMAT}); a directory of another version, or of none (written before versions were
+ *       recorded), is refused rather than misread;
  *   <li>{@code pipeline}: the plan the checkpoints belong to; another pipeline is refused;
  *   <li>{@code commits/epoch-N}: the {@link EpochCommit} of epoch N, written to a temporary name
  *       and renamed, so an epoch is committed entirely or not at all; the last two are kept;
@@ -35,6 +38,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 public final class CheckpointDir {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CheckpointDir.class);
   private static final String COMMIT = "epoch-";
+  /** What {@code format} holds; changes whenever a file here is laid out or encoded otherwise. */
+  static final String FORMAT = "weir-checkpoint-format 1";
 
   private final String uri;
   private final FileSystem fs;
@@ -58,8 +63,12 @@ public final class CheckpointDir {
     return uri;
   }
 
-  /** Records {@code plan} as this dir's pipeline, or checks that it is the one recorded. */
+  /**
+   * Records {@code plan} as this dir's pipeline, or checks that it is the one recorded; first,
+   * that the dir is of this {@link #FORMAT}.
+   */
   public void checkPipeline(String plan) throws IOException {
+    checkFormat();
     Path path = new Path(root, "pipeline");
     if (!fs.exists(path)) {
       write(path, plan.getBytes(StandardCharsets.UTF_8));
@@ -71,6 +80,25 @@ public final class CheckpointDir {
           "--checkpointDir=" + uri + " holds the checkpoints of another pipeline (its steps differ: see "
               + path + "); use a new directory, or run the pipeline that wrote it");
     }
+  }
+
+  private void checkFormat() throws IOException {
+    Path path = new Path(root, "format");
+    if (fs.exists(path)) {
+      String found = new String(readAll(path), StandardCharsets.UTF_8).trim();
+      if (!found.equals(FORMAT)) {
+        throw new IllegalStateException(
+            "--checkpointDir=" + uri + " holds checkpoints of format '" + found + "', but this Weir reads '" + FORMAT
+                + "' only; use a new directory, or the Weir that wrote it");
+      }
+      return;
+    }
+    if (fs.exists(new Path(root, "pipeline")) || fs.listStatus(new Path(root, "commits")).length > 0) {
+      throw new IllegalStateException(
+          "--checkpointDir=" + uri + " holds checkpoints without a format version (written by an earlier Weir), which"
+              + " this Weir cannot read ('" + FORMAT + "'); use a new directory");
+    }
+    write(path, FORMAT.getBytes(StandardCharsets.UTF_8));
   }
 
   /** The last committed epoch, or null if none was. */

@@ -111,6 +111,8 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
     long[] planned = run.plannedReads();
     List<UnboundedSplitReader.Slice> slices = new ArrayList<>();
     List<String> locations = new ArrayList<>();
+    // One read deadline for the whole epoch, however many waves of tasks its splits take.
+    long readUntil = System.currentTimeMillis() + run.settings().maxReadTimeMillis();
     for (int i = 0; i < splits.sources.size(); i++) {
       boolean done = !splits.watermarks[i].isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE);
       boolean skip = planned != null && (i >= planned.length || planned[i] == 0);
@@ -120,7 +122,7 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
       if (read || finalizeOnly) {
         slices.add(new UnboundedSplitReader.Slice(
             i, splits.sources.get(i), splits.marks[i], splits.markEpochs[i], run.epoch(), committed,
-            planned == null ? -1 : planned[i], finalizeOnly));
+            planned == null ? -1 : planned[i], finalizeOnly, readUntil));
         locations.add(splits.locations[i]);
       }
     }

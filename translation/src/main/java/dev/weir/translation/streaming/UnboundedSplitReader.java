@@ -37,7 +37,10 @@ final class UnboundedSplitReader implements FlatMapFunction<Iterator<UnboundedSp
    * epoch that mark ends ({@code markEpoch}, -1 at the start), the last committed epoch, whose
    * marks may be finalized, and {@code records}: how many records to read exactly (an epoch run
    * again after a crash reads what the interrupted attempt read), or -1 for the usual limits. A
-   * split that reached its end gets a slice that only finalizes ({@code finalizeOnly}).
+   * split that reached its end gets a slice that only finalizes ({@code finalizeOnly}). {@code
+   * readUntilMillis} is the epoch's read deadline (wall clock), the same for every split: a task
+   * that runs later than that, because there are more splits than cores, reads only what is
+   * ready at once, so that the epoch's reads do not take one time limit per wave of tasks.
    */
   record Slice(
       int split,
@@ -47,7 +50,8 @@ final class UnboundedSplitReader implements FlatMapFunction<Iterator<UnboundedSp
       long epoch,
       long committed,
       long records,
-      boolean finalizeOnly)
+      boolean finalizeOnly,
+      long readUntilMillis)
       implements Serializable {}
 
   /** How long an epoch run again waits for the records the interrupted attempt read. */
@@ -168,8 +172,10 @@ final class UnboundedSplitReader implements FlatMapFunction<Iterator<UnboundedSp
         }
       } else {
         // Nothing ready yet. An epoch run again after a crash waits for what it read before;
-        // otherwise the split stops at its time limit, or once it has been quiet for a while.
-        if (now >= deadline || (!exact && now - lastReady >= settings.quietMillis())) {
+        // otherwise the split stops at its time limit, once it has been quiet for a while, or,
+        // past the epoch's read deadline, after the one immediate retry.
+        boolean pastEpoch = now >= slice.readUntilMillis() && backoff > 0;
+        if (now >= deadline || (!exact && (now - lastReady >= settings.quietMillis() || pastEpoch))) {
           if (exact) {
             throw new IllegalStateException(
                 "Split " + slice.split() + " gave " + records + " of the " + limit + " records that epoch "

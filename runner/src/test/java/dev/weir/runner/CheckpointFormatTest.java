@@ -1,0 +1,56 @@
+package dev.weir.runner;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.testing.PAssert;
+import org.apache.beam.sdk.transforms.Count;
+import org.apache.beam.sdk.transforms.Create;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A checkpoint dir records the version of its format; a streaming pipeline refuses one of
+ * another version, or of none (as Weir wrote them before versions were recorded), before any
+ * epoch runs, naming the option and the directory, rather than misreading it.
+ */
+class CheckpointFormatTest {
+  private static final String FORMAT = "weir-checkpoint-format 1";
+
+  private static Pipeline countThree(Path dir) {
+    Pipeline p = Pipelines.create("--runtimeMode=STREAMING", "--checkpointDir=" + dir);
+    PAssert.thatSingleton(p.apply(Create.of(1, 2, 3)).apply(Count.globally())).isEqualTo(3L);
+    return p;
+  }
+
+  @Test
+  void aNewDirRecordsItsFormat(@TempDir Path dir) throws Exception {
+    countThree(dir).run();
+    assertThat(Files.readString(dir.resolve("format"), StandardCharsets.UTF_8), equalTo(FORMAT));
+  }
+
+  @Test
+  void aDirWithoutAFormatIsRefused(@TempDir Path dir) throws Exception {
+    // What an earlier Weir left: the plan and commits, no format file.
+    Files.writeString(dir.resolve("pipeline"), "steps of an earlier run", StandardCharsets.UTF_8);
+    Files.createDirectories(dir.resolve("commits"));
+    Files.write(dir.resolve("commits/epoch-3"), new byte[] {(byte) 0xac, (byte) 0xed, 0, 5});
+    RuntimeException e = assertThrows(RuntimeException.class, () -> countThree(dir).run());
+    assertThat(e.getMessage(), containsString("--checkpointDir=" + dir));
+    assertThat(e.getMessage(), containsString("without a format version"));
+  }
+
+  @Test
+  void aDirOfAnotherFormatIsRefused(@TempDir Path dir) throws Exception {
+    Files.writeString(dir.resolve("format"), "weir-checkpoint-format 0", StandardCharsets.UTF_8);
+    RuntimeException e = assertThrows(RuntimeException.class, () -> countThree(dir).run());
+    assertThat(e.getMessage(), containsString("--checkpointDir=" + dir));
+    assertThat(e.getMessage(), containsString("format 'weir-checkpoint-format 0'"));
+  }
+}
