@@ -82,21 +82,27 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
    * earliest hold (pending timers' output timestamps).
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
+  /**
+   * The coder of what a keyed DoFn partition emits: the one output's, or a union of every
+   * output's, tagged by index.
+   */
+  static Coder<?> outputValueCoder(List<TupleTag<?>> tags, TranslationContext context) {
+    if (tags.size() == 1) {
+      return context.outputs().get(tags.get(0)).getCoder();
+    }
+    List<Coder<?>> coders = new ArrayList<>();
+    for (TupleTag<?> tag : tags) {
+      coders.add(context.outputs().get(tag).getCoder());
+    }
+    return UnionCoder.of(coders);
+  }
+
   private static Instant runStateful(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
     StreamingRun run = context.streaming();
     PCollection<KV<Object, Object>> input = context.input();
     Coder<? extends BoundedWindow> windowCoder = TranslationContext.windowCoder(input);
     List<TupleTag<?>> tags = ParDoTranslator.outputTags(transform.getMainOutputTag(), context);
-    Coder<?> outputValueCoder;
-    if (tags.size() == 1) {
-      outputValueCoder = context.outputs().get(tags.get(0)).getCoder();
-    } else {
-      List<Coder<?>> coders = new ArrayList<>();
-      for (TupleTag<?> tag : tags) {
-        coders.add(context.outputs().get(tag).getCoder());
-      }
-      outputValueCoder = UnionCoder.of(coders);
-    }
+    Coder<?> outputValueCoder = outputValueCoder(tags, context);
     StatefulParDoPartition.Spec plan = new StatefulParDoPartition.Spec();
     plan.dofn = ParDoTranslator.spec(transform, context);
     plan.runId = run.runId();

@@ -4,11 +4,9 @@ import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
 import dev.weir.translation.batch.ParDoTranslator;
 import dev.weir.translation.batch.SplittableProcessTranslator;
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.sdk.coders.ByteArrayCoder;
 import org.apache.beam.sdk.coders.Coder;
-import org.apache.beam.sdk.transforms.join.UnionCoder;
 import org.apache.beam.sdk.transforms.reflect.DoFnSignatures;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.util.construction.SplittableParDo;
@@ -59,16 +57,7 @@ public final class SplittableProcessStreamingTranslator
     PCollection<KV<byte[], KV<Object, Object>>> input = context.input();
     Coder<? extends BoundedWindow> windowCoder = TranslationContext.windowCoder(input);
     List<TupleTag<?>> tags = ParDoTranslator.outputTags(transform.getMainOutputTag(), context);
-    Coder<?> outputValueCoder;
-    if (tags.size() == 1) {
-      outputValueCoder = context.outputs().get(tags.get(0)).getCoder();
-    } else {
-      List<Coder<?>> coders = new ArrayList<>();
-      for (TupleTag<?> tag : tags) {
-        coders.add(context.outputs().get(tag).getCoder());
-      }
-      outputValueCoder = UnionCoder.of(coders);
-    }
+    Coder<?> outputValueCoder = ParDoStreamingTranslator.outputValueCoder(tags, context);
     SplittableProcessPartition.Spec plan = new SplittableProcessPartition.Spec();
     plan.processFn = SplittableProcessTranslator.processFnSpec(transform, context);
     plan.runId = run.runId();
