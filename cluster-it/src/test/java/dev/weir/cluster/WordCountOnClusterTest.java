@@ -78,6 +78,28 @@ class WordCountOnClusterTest {
     }
   }
 
+  /**
+   * Executors that cannot start (here: the workers are told to launch them with a Java that does
+   * not exist) are reported, not waited on: the Master gives the application up after its
+   * executor retries, and the driver fails within {@code --sparkStartTimeoutSeconds}, naming the
+   * master, without having run a job.
+   */
+  @Test
+  void executorsThatCannotStartFailThePipelineNamingTheMaster() throws Exception {
+    Path output = tmp.resolve("never-written.txt");
+    try (DriverJvm driver = DriverJvm.java(tmp, "wordcount-no-java", cluster.sparkHome(), "1g", WordCount.class.getName(),
+        List.of("--runner=WeirRunner", "--sparkMaster=" + cluster.master(), "--inputFile=" + Repo.wordCountInput(),
+            "--output=" + output, "--sparkStartTimeoutSeconds=60",
+            "--sparkConf=spark.executorEnv.JAVA_HOME=/nonexistent-java"))) {
+      int exit = driver.awaitExit(DRIVER_TIMEOUT);
+      assertThat("exit code (log " + driver.log() + ")", exit, not(equalTo(0)));
+      assertThat(driver.output(), containsString("--sparkMaster=" + cluster.master()));
+      assertThat(driver.output(), org.hamcrest.Matchers.anyOf(
+          containsString("stopped while starting"), containsString("registered within --sparkStartTimeoutSeconds=60")));
+      assertThat("output written", Files.exists(output), equalTo(false));
+    }
+  }
+
   private static void assertTopWords(Path output, DriverJvm driver) throws Exception {
     List<String> written = new ArrayList<>(Files.readAllLines(output, StandardCharsets.UTF_8));
     written.sort(null);
