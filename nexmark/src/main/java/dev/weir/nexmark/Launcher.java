@@ -37,7 +37,10 @@ import org.apache.beam.sdk.values.PCollection;
  * with the change against the previous run of the same query, appends the runs to the results
  * history (JDBC) under this launch's run id ({@code --runId}) and redraws the dashboard from it.
  * Every query asked for (with {@code --query}, or the whole suite) must run and be correct: a
- * query the runner refuses fails the launch like a wrong one.
+ * query the runner refuses fails the launch like a wrong one, unless {@code --allowRefused}
+ * (for comparing with runners that lack a feature) makes a refused or failed query a line of
+ * the table. When the history holds runs of WeirRunner and of other runners under this launch's
+ * run id, the table is followed by their comparison (see {@link Dashboard}).
  */
 public final class Launcher {
   private static final String NAMESPACE = "nexmark";
@@ -50,9 +53,13 @@ public final class Launcher {
     }
   }
 
-  /** Runs the queries {@code args} ask for; true if every one ran and its results were correct. */
+  /**
+   * Runs the queries {@code args} ask for; true if every one ran and its results were correct
+   * (with {@code --allowRefused}: if every one that ran was correct).
+   */
   public static boolean run(String[] args) throws Exception {
     NexmarkOptions options = PipelineOptionsFactory.fromArgs(args).withValidation().as(NexmarkOptions.class);
+    boolean allowRefused = options.isAllowRefused();
     List<NexmarkQuery<?>> queries = new ArrayList<>();
     if (options.getQuery() == null || options.getQuery().isEmpty()) {
       queries.addAll(Queries.all());
@@ -76,7 +83,13 @@ public final class Launcher {
       run(queries.get(0), warmUp, args, runner, mode, commit, runId);
     } catch (UnsupportedOperationException e) {
       // Reported (and failed) when the query itself runs below.
+    } catch (RuntimeException e) {
+      if (!allowRefused) {
+        throw e;
+      }
+      // Likewise: reported as FAILED below.
     }
+    List<RunRecord> recorded;
     try (ResultsHistory history = new ResultsHistory(options.getHistoryUrl())) {
       for (NexmarkQuery<?> query : queries) {
         NexmarkConfig config = config(options, query.number());
@@ -87,10 +100,19 @@ public final class Launcher {
           run = run(query, config, args, runner, mode, commit, runId);
         } catch (UnsupportedOperationException e) {
           // The runner refused the pipeline before running it: nothing to record, and the
-          // launch fails, since the query was asked for.
+          // launch fails, since the query was asked for (unless refusals are allowed).
           System.out.printf(Locale.ROOT, "  REFUSED by %s: %s%n", runner, e.getMessage());
           table.add(new String[] {String.valueOf(query.number()), query.name(), "-", "-", "-", "REFUSED", "-"});
-          allCorrect = false;
+          allCorrect &= allowRefused;
+          continue;
+        } catch (RuntimeException e) {
+          if (!allowRefused) {
+            throw e;
+          }
+          // A peer that accepted the pipeline and then failed it: the comparison goes on
+          // without this query, as with a refused one.
+          System.out.printf(Locale.ROOT, "  FAILED on %s: %s%n", runner, rootCause(e));
+          table.add(new String[] {String.valueOf(query.number()), query.name(), "-", "-", "-", "FAILED", "-"});
           continue;
         }
         Optional<RunRecord> baseline = history.baseline(runner, mode, query.number(), config.numEvents);
@@ -106,10 +128,12 @@ public final class Launcher {
               .orElse("-")
         });
       }
+      recorded = history.all();
       Files.writeString(Path.of(options.getDashboard()),
-          Dashboard.render(history.all(), options.getRegressionThresholdPercent()), StandardCharsets.UTF_8);
+          Dashboard.render(recorded, options.getRegressionThresholdPercent()), StandardCharsets.UTF_8);
     }
     printTable(runner, mode, table);
+    Dashboard.peerTable(recorded, runId, mode).ifPresent(comparison -> System.out.print("\n" + comparison));
     System.out.println("run id " + runId + "; dashboard: " + Path.of(options.getDashboard()).toAbsolutePath());
     return allCorrect;
   }
@@ -161,6 +185,15 @@ public final class Launcher {
     long hash = counter(result, "resultHash");
     return new RunRecord(runId, Instant.now(), commit, runner, mode, query.number(), config.numEvents, runtimeMs,
         config.numEvents * 1000.0 / runtimeMs, count, count == expected.size() && hash == expectedHash);
+  }
+
+  /** The innermost cause, which names what went wrong rather than which layer rethrew it. */
+  private static String rootCause(Throwable e) {
+    Throwable cause = e;
+    while (cause.getCause() != null && cause.getCause() != cause) {
+      cause = cause.getCause();
+    }
+    return cause.toString();
   }
 
   private static long counter(PipelineResult result, String name) {

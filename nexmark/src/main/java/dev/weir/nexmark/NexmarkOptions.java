@@ -72,6 +72,14 @@ public interface NexmarkOptions extends PipelineOptions {
 
   void setRegressionThresholdPercent(double value);
 
+  @Description("A query the runner refuses, or whose run throws, is reported as REFUSED or FAILED and"
+      + " does not fail the launch (wrong results still do): for runners compared with Weir that lack a"
+      + " feature (default: false, such a query fails the launch)")
+  @Default.Boolean(false)
+  boolean isAllowRefused();
+
+  void setAllowRefused(boolean value);
+
   @Description("Streaming: hand out events at their rate in wall-clock time (default: as fast as read)")
   @Default.Boolean(false)
   boolean isRateLimited();

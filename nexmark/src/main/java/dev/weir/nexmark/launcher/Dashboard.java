@@ -1,10 +1,14 @@
 package dev.weir.nexmark.launcher;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * A self-contained HTML page (inline SVG, no scripts, no network) drawn from the results
@@ -14,10 +18,18 @@ import java.util.TreeMap;
  * results were wrong is marked too. Each panel names the launch of its latest run and how many
  * queries that launch recorded in it ({@code data-last-run}, {@code data-last-run-queries}), so
  * that a check of a fresh launch can tell its panels from those an earlier launch left.
+ *
+ * <p>Above the panels, per mode, "Weir vs peers": the latest run id under which WeirRunner and
+ * other runners ran, each query's events/s per runner and the ratio WeirRunner / peer (above 1:
+ * Weir is faster), with the geometric mean of the ratios per peer. A ratio needs a correct run
+ * of both; a query a peer refused or failed has no run, so no ratio. {@link #peerTable} prints
+ * the same comparison as text.
  */
 public final class Dashboard {
   private static final int WIDTH = 360;
   private static final int HEIGHT = 70;
+  /** The runner the others are compared with. */
+  static final String WEIR = "WeirRunner";
 
   private Dashboard() {}
 
@@ -35,6 +47,9 @@ public final class Dashboard {
         .append("svg{background:#fafafa;border:1px solid #eee}</style></head><body>\n")
         .append("<h1>Nexmark results</h1>\n<p>").append(runs.size()).append(" runs. Regression: events/s more than ")
         .append(format(thresholdPercent)).append("% below the previous run of the same query.</p>\n");
+    for (String mode : new TreeSet<>(runs.stream().map(RunRecord::mode).toList())) {
+      latestComparison(runs, mode).ifPresent(c -> html.append(c.html()));
+    }
     List<String> regressions = new ArrayList<>();
     for (Map.Entry<String, Map<Integer, List<RunRecord>>> panel : panels.entrySet()) {
       RunRecord latest = null;
@@ -85,6 +100,155 @@ public final class Dashboard {
       html.append("<li>none</li>\n");
     }
     return html.append("</ul>\n</body></html>\n").toString();
+  }
+
+  /**
+   * The comparison of the runners that ran under {@code runId} in {@code mode}, as a text table;
+   * empty unless WeirRunner and at least one other runner ran there.
+   */
+  public static Optional<String> peerTable(List<RunRecord> runs, String runId, String mode) {
+    return Comparison.of(runs, runId, mode).map(Comparison::text);
+  }
+
+  /** Of the run ids under which Weir and a peer ran in {@code mode}, the one run last. */
+  private static Optional<Comparison> latestComparison(List<RunRecord> runs, String mode) {
+    Map<String, RunRecord> latestByRunId = new TreeMap<>();
+    for (RunRecord r : runs) {
+      if (r.mode().equals(mode) && !r.runId().isEmpty()) {
+        latestByRunId.merge(r.runId(), r, (a, b) -> b.time().isAfter(a.time()) ? b : a);
+      }
+    }
+    return latestByRunId.values().stream()
+        .sorted((a, b) -> b.time().compareTo(a.time()))
+        .map(r -> Comparison.of(runs, r.runId(), mode))
+        .flatMap(Optional::stream)
+        .findFirst();
+  }
+
+  /** Per query, the latest run of each runner under one run id and mode; WeirRunner first. */
+  private record Comparison(String runId, String mode, List<String> runners, Map<Integer, Map<String, RunRecord>> byQuery) {
+    static Optional<Comparison> of(List<RunRecord> runs, String runId, String mode) {
+      Map<Integer, Map<String, RunRecord>> byQuery = new TreeMap<>();
+      TreeSet<String> peers = new TreeSet<>();
+      boolean weir = false;
+      for (RunRecord r : runs) {
+        if (!r.runId().equals(runId) || !r.mode().equals(mode)) {
+          continue;
+        }
+        // Runs come oldest first, so a query run twice under one id keeps its latest run.
+        byQuery.computeIfAbsent(r.query(), q -> new LinkedHashMap<>()).put(r.runner(), r);
+        if (r.runner().equals(WEIR)) {
+          weir = true;
+        } else {
+          peers.add(r.runner());
+        }
+      }
+      if (!weir || peers.isEmpty()) {
+        return Optional.empty();
+      }
+      List<String> runners = new ArrayList<>();
+      runners.add(WEIR);
+      runners.addAll(peers);
+      return Optional.of(new Comparison(runId, mode, runners, byQuery));
+    }
+
+    List<String> peers() {
+      return runners.subList(1, runners.size());
+    }
+
+    OptionalDouble ratio(int query, String peer) {
+      RunRecord w = byQuery.get(query).get(WEIR);
+      RunRecord p = byQuery.get(query).get(peer);
+      return w != null && p != null && w.correct() && p.correct()
+          ? OptionalDouble.of(w.eventsPerSecond() / p.eventsPerSecond())
+          : OptionalDouble.empty();
+    }
+
+    /** The geometric mean of the peer's ratios, and how many queries it is over. */
+    String geoMean(String peer) {
+      double logs = 0;
+      int n = 0;
+      for (int query : byQuery.keySet()) {
+        OptionalDouble ratio = ratio(query, peer);
+        if (ratio.isPresent()) {
+          logs += Math.log(ratio.getAsDouble());
+          n++;
+        }
+      }
+      return n == 0 ? "-" : String.format(Locale.ROOT, "%.2f (%d)", Math.exp(logs / n), n);
+    }
+
+    /** Events/s of the runner's run of the query; "-" for no run, marked when wrong. */
+    String eventsPerSecond(int query, String runner) {
+      RunRecord r = byQuery.get(query).get(runner);
+      return r == null ? "-" : String.format(Locale.ROOT, "%,.0f", r.eventsPerSecond()) + (r.correct() ? "" : " WRONG");
+    }
+
+    String ratioText(int query, String peer) {
+      OptionalDouble ratio = ratio(query, peer);
+      return ratio.isPresent() ? String.format(Locale.ROOT, "%.2f", ratio.getAsDouble()) : "-";
+    }
+
+    String text() {
+      List<String[]> rows = new ArrayList<>();
+      List<String> header = new ArrayList<>(List.of("query"));
+      header.addAll(runners);
+      peers().forEach(p -> header.add("Weir/" + p));
+      rows.add(header.toArray(String[]::new));
+      for (int query : byQuery.keySet()) {
+        List<String> row = new ArrayList<>(List.of(String.valueOf(query)));
+        runners.forEach(r -> row.add(eventsPerSecond(query, r)));
+        peers().forEach(p -> row.add(ratioText(query, p)));
+        rows.add(row.toArray(String[]::new));
+      }
+      List<String> last = new ArrayList<>(List.of("geo-mean"));
+      runners.forEach(r -> last.add(""));
+      peers().forEach(p -> last.add(geoMean(p)));
+      rows.add(last.toArray(String[]::new));
+      int[] widths = new int[header.size()];
+      for (String[] row : rows) {
+        for (int i = 0; i < row.length; i++) {
+          widths[i] = Math.max(widths[i], row[i].length());
+        }
+      }
+      StringBuilder text = new StringBuilder("Weir vs peers, run " + runId + " (" + mode
+          + "): events/s per runner; Weir/peer above 1: Weir is faster; '-': no correct run (refused, failed"
+          + " or not run); geo-mean over the queries with a ratio (how many)\n");
+      for (String[] row : rows) {
+        for (int i = 0; i < row.length; i++) {
+          text.append(i == 0 ? String.format(Locale.ROOT, "%-" + widths[i] + "s", row[i])
+              : String.format(Locale.ROOT, "  %" + widths[i] + "s", row[i]));
+        }
+        text.append('\n');
+      }
+      return text.toString();
+    }
+
+    String html() {
+      StringBuilder html = new StringBuilder("<section class=\"peers\" data-peers-run=\"").append(escape(runId))
+          .append("\" data-peers-mode=\"").append(escape(mode)).append("\">\n<h2>Weir vs peers (")
+          .append(escape(mode)).append(", run ").append(escape(runId)).append(")</h2>\n<p>Events/s per query and")
+          .append(" runner; Weir/peer above 1: Weir is faster. A ratio needs a correct run of both; '-': no run")
+          .append(" recorded (refused, failed or not asked for). Geometric mean over the queries with a ratio.</p>\n")
+          .append("<table><tr><th>query</th>");
+      runners.forEach(r -> html.append("<th>").append(escape(r)).append("</th>"));
+      peers().forEach(p -> html.append("<th>Weir/").append(escape(p)).append("</th>"));
+      html.append("</tr>\n");
+      for (int query : byQuery.keySet()) {
+        html.append("<tr><td>").append(query).append("</td>");
+        for (String r : runners) {
+          RunRecord run = byQuery.get(query).get(r);
+          html.append(run == null || run.correct() ? "<td>" : "<td class=\"bad\">")
+              .append(eventsPerSecond(query, r)).append("</td>");
+        }
+        peers().forEach(p -> html.append("<td>").append(ratioText(query, p)).append("</td>"));
+        html.append("</tr>\n");
+      }
+      html.append("<tr><th>geo-mean</th>").append("<td></td>".repeat(runners.size()));
+      peers().forEach(p -> html.append("<th class=\"geo-mean\" data-peer=\"").append(escape(p)).append("\">")
+          .append(geoMean(p)).append("</th>"));
+      return html.append("</tr>\n</table>\n</section>\n").toString();
+    }
   }
 
   /** A polyline of {@code values} scaled to the chart; regressed points in red. */

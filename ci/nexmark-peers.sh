@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Weir against its peers: the same Nexmark queries in batch on WeirRunner, then on Beam's
+# SparkRunner (Spark 3.5) and FlinkRunner (Flink 1.19) at Beam 2.70 (module nexmark-peers/) and
+# on the DirectRunner, one after the other on N cores each, into the one results history and
+# dashboard (nexmark/nexmark-results/) under one run id; then the events/s per query and runner,
+# the ratio Weir/peer per query and its geometric mean per peer, as a text table here and as the
+# dashboard's "Weir vs peers" section.
+#
+#   bash ci/nexmark-peers.sh [launcher options]   e.g. --suite=SMOKE, --numEvents=1000000, --query=0,1,2
+#
+# The options go to all four launches. N is NEXMARK_PEERS_CORES (default 2, this machine's
+# cores): Spark's local[N] for WeirRunner and SparkRunner, Flink's --parallelism, the
+# DirectRunner's --targetParallelism. A wrong result on any runner fails the script, and so does
+# a query WeirRunner refuses; a query a peer refuses or fails to run is listed as REFUSED or
+# FAILED (the launcher's --allowRefused) and has no ratio. Run after `mvn install` (WeirRunner
+# comes from the local Maven repository). Each Maven call waits for /tmp/weir-mvn.lock, as
+# ci/spark-home.sh's does, so do not run this from inside a Maven build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cores=${NEXMARK_PEERS_CORES:-2}
+out=nexmark/nexmark-results
+run_id="peers-$(date -u +%Y%m%dT%H%M%SZ)-$$"
+logs="$out/$run_id"
+mkdir -p "$logs"
+# Every Spark, Weir's and the peer's, on the loopback address, as the tests run it.
+export SPARK_LOCAL_IP=127.0.0.1
+
+# One launch, NAME MAVEN-PROJECT-OPTION ARGS: the launcher's output goes to the terminal and to
+# NAME's log, read back for the summary below. Both modules run the launcher from nexmark/, so
+# every launch uses the default history and dashboard there. `compile` first, so that a launch
+# never runs classes older than the sources.
+launch() {
+  local name=$1 project=$2 args=$3
+  shift 3
+  echo "== $name"
+  flock -w "${WEIR_MVN_LOCK_WAIT_SECS:-1800}" /tmp/weir-mvn.lock \
+    mvn -B -ntp -q $project compile exec:exec -Dnexmark.args="$args --runId=$run_id $*" 2>&1 | tee "$logs/$name.log"
+}
+
+# WeirRunner with the smoke's options: query 12's processing-time panes in batch and triggers
+# as the queries ask for them (its batch defaults refuse the one and fire each window once).
+launch WeirRunner "-pl nexmark" "--runner=WeirRunner --sparkMaster=local[$cores] --processingTimeTimers=ALLOW \
+--processingTimeEndOfInput=FIRE_AND_QUIESCE --windowTriggers=ALLOW" "$@"
+launch SparkRunner "-f nexmark-peers/pom.xml" "--runner=SparkRunner --sparkMaster=local[$cores] --allowRefused" "$@"
+launch FlinkRunner "-f nexmark-peers/pom.xml" \
+  "--runner=FlinkRunner --flinkMaster=[local] --parallelism=$cores --allowRefused" "$@"
+# The DirectRunner of the Nexmark module, at Weir's Beam version: the one ci/nexmark-smoke.sh
+# records under the same name, so its panel and baselines hold one DirectRunner only
+# (nexmark-peers has Beam 2.70's, for a run by hand).
+launch DirectRunner "-pl nexmark" "--runner=DirectRunner --targetParallelism=$cores --allowRefused" "$@"
+
+# The last launch printed the comparison of all four (the launcher prints it whenever its run
+# id has runs of WeirRunner and of another runner): again here, after the queries' progress.
+echo
+echo "== nexmark-peers: run $run_id on $cores cores; logs in $logs"
+awk '/^Weir vs peers, run /{p=1} /^run id /{p=0} p' "$logs/DirectRunner.log"
+# What the peers refused or failed, with the launcher's reason, query by query.
+for name in SparkRunner FlinkRunner DirectRunner; do
+  awk -v runner="$name" '/^query [0-9]+ /{q=$2} /^  (REFUSED by|FAILED on) /{sub(/^  /, ""); print runner ", query " q ": " $0}' \
+    "$logs/$name.log"
+done
+echo "dashboard: $(pwd)/$out/dashboard.html"

@@ -1,0 +1,63 @@
+package dev.weir.nexmark.launcher;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The dashboard's "Weir vs peers" section and its text table (the rest: nexmark's DashboardTest). */
+class DashboardPeersTest {
+  private static RunRecord run(String runId, String runner, int query, long second, double eventsPerSecond,
+      boolean correct) {
+    return new RunRecord(runId, Instant.ofEpochSecond(second), "c", runner, "BATCH", query, 1000, 10,
+        eventsPerSecond, 5, correct);
+  }
+
+  /** Weir at 2x and 8x the Spark runner: ratios 2 and 8, geometric mean 4; Flink wrong on query 1. */
+  private static final List<RunRecord> RUNS = List.of(
+      run("old", "WeirRunner", 0, 1, 1, true),
+      run("old", "SparkRunner", 0, 2, 1, true),
+      run("p", "WeirRunner", 0, 10, 2000, true),
+      run("p", "WeirRunner", 1, 11, 8000, true),
+      run("p", "SparkRunner", 0, 12, 1000, true),
+      run("p", "SparkRunner", 1, 13, 1000, true),
+      run("p", "FlinkRunner", 0, 14, 4000, true),
+      run("p", "FlinkRunner", 1, 15, 4000, false),
+      run("solo", "WeirRunner", 0, 20, 5, true));
+
+  @Test
+  void textTableHasEventsPerSecondRatiosAndGeoMeans() {
+    assertThat(Dashboard.peerTable(RUNS, "p", "BATCH").orElseThrow(), equalTo(String.join("\n",
+        "Weir vs peers, run p (BATCH): events/s per runner; Weir/peer above 1: Weir is faster; '-': no correct run"
+            + " (refused, failed or not run); geo-mean over the queries with a ratio (how many)",
+        "query     WeirRunner  FlinkRunner  SparkRunner  Weir/FlinkRunner  Weir/SparkRunner",
+        "0              2,000        4,000        1,000              0.50              2.00",
+        "1              8,000  4,000 WRONG        1,000                 -              8.00",
+        "geo-mean                                                0.50 (1)          4.00 (2)",
+        "")));
+  }
+
+  @Test
+  void noComparisonWithoutWeirAndAPeer() {
+    assertThat(Dashboard.peerTable(RUNS, "solo", "BATCH"), equalTo(Optional.empty()));
+    assertThat(Dashboard.peerTable(RUNS, "p", "STREAMING"), equalTo(Optional.empty()));
+  }
+
+  /** The latest run id with Weir and a peer, not a later one of Weir alone; the panels stay. */
+  @Test
+  void dashboardComparesTheLatestLaunchWithPeersAboveThePanels() {
+    String html = Dashboard.render(RUNS, 20);
+    assertThat(html, containsString("<section class=\"peers\" data-peers-run=\"p\" data-peers-mode=\"BATCH\">"));
+    assertThat(html, not(containsString("data-peers-run=\"old\"")));
+    assertThat(html, containsString("<th class=\"geo-mean\" data-peer=\"SparkRunner\">4.00 (2)</th>"));
+    assertThat(html, containsString("<td class=\"bad\">4,000 WRONG</td>"));
+    assertThat(html.indexOf("class=\"peers\"") < html.indexOf("class=\"panel\""), is(true));
+    assertThat(html, containsString("data-panel=\"WeirRunner / BATCH\" data-last-run=\"solo\" data-last-run-queries=\"1\""));
+  }
+}
