@@ -15,7 +15,8 @@ rate=${2:-20000}
 seconds=${3:-30}
 cores=${4:-2}
 dir=$(mktemp -d /tmp/weir-kafka-bench.XXXXXX)
-trap 'bash ci/kafka-broker.sh stop "$dir/kafka" >/dev/null 2>&1 || true' EXIT
+# The broker's data (the filled topic, gigabytes) goes with it; the results are printed below.
+trap 'bash ci/kafka-broker.sh stop "$dir/kafka" >/dev/null 2>&1 || true; rm -rf "$dir"' EXIT
 bash ci/kafka-broker.sh start "$dir/kafka" >/dev/null
 # shellcheck disable=SC1091
 source "$dir/kafka/kafka.env"

@@ -124,8 +124,8 @@ public interface WeirPipelineOptions
 
   @Description(
       "Streaming: milliseconds each unbounded source split reads at most per epoch; also the epoch's "
-          + "read deadline: a split whose task starts after it (more splits than cores) reads only what "
-          + "is ready at once.")
+          + "read deadline: a split whose task starts after it (more splits than cores) stops at its "
+          + "first empty poll.")
   @Default.Long(1_000)
   long getEpochMaxReadTimeMillis();
 

@@ -296,7 +296,7 @@ public final class PipelineTranslator {
           // A failed epoch releases its cached data but finalizes nothing: its sources' data
           // was not all processed.
           run.endEpoch(completed);
-          metrics.settle();
+          metrics.settle(completed);
         }
         Map<String, OperatorWatermarks> watermarks = run.watermarks();
         if (LOG.isDebugEnabled()) {

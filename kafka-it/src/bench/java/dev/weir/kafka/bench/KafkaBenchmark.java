@@ -49,7 +49,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *       its start and prints records/s from {@code run()} until every record was counted in a
  *       fired window.
  *   <li>{@code latency BOOTSTRAP TOPIC PARTITIONS RATE SECONDS [pipeline options]}: creates the
- *       topic, starts the pipeline, appends RATE records/s for SECONDS, and prints the p50 and p99
+ *       topic, starts the pipeline, waits for a probe window to come out, appends RATE records/s
+ *       for SECONDS, and prints the p50 and p99
  *       of each record's latency: from its append (its create time) to the output of its window.
  * </ul>
  *
@@ -62,11 +63,23 @@ public final class KafkaBenchmark {
   private static final int KEYS = 1000;
   private static final String COUNTED = "weir.kafka.bench.counted";
   private static final String OUTPUTS = "weir.kafka.bench.outputs";
+  private static final String PROBES = "weir.kafka.bench.probes";
+  private static final String PROBE = "probe";
   private static final Duration MAX_WAIT = Duration.ofMinutes(20);
 
   private KafkaBenchmark() {}
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    try {
+      benchmark(args);
+    } catch (Exception | Error e) {
+      // The runners' threads may outlive main: end the JVM, and with it the Maven call.
+      e.printStackTrace();
+      System.exit(1);
+    }
+  }
+
+  private static void benchmark(String[] args) throws Exception {
     if (args.length < 1) {
       usage();
     }
@@ -120,9 +133,21 @@ public final class KafkaBenchmark {
         ConcurrentHashMap<String, Long> outputs = shared(OUTPUTS, new ConcurrentHashMap<String, Long>());
         PipelineOptions options = PipelineOptionsFactory.fromArgs(Arrays.copyOfRange(args, 6, args.length)).create();
         Run running = runInBackground(pipeline(options, args[1], args[2], "latency-" + System.nanoTime()));
-        // Until the readers stand at the topic's end, appends would wait in the broker for
-        // reasons that are not the runner's steady state.
-        Thread.sleep(15_000);
+        // The pipeline's start (Spark's or Flink's, the readers' first polls) is not part of a
+        // record's latency: the appends begin once a probe window has come out. Each partition
+        // gets a probe an hour behind and one 2 s later, which closes the first one's window;
+        // probes are counted apart from the data.
+        AtomicLong probes = shared(PROBES, new AtomicLong());
+        try (KafkaProducer<String, String> probe = producer(args[1])) {
+          long past = System.currentTimeMillis() - TimeUnit.HOURS.toMillis(1);
+          List<Future<RecordMetadata>> sent = new ArrayList<>();
+          for (int partition = 0; partition < partitions; partition++) {
+            sent.add(probe.send(new ProducerRecord<>(args[2], partition, past, PROBE, PROBE)));
+            sent.add(probe.send(new ProducerRecord<>(args[2], partition, past + 2_000, PROBE, PROBE)));
+          }
+          awaitAll(sent);
+        }
+        awaitCounted(probes, partitions, running);
         int n = rate * seconds;
         long[] createTimes = new long[n];
         try (KafkaProducer<String, String> producer = producer(args[1])) {
@@ -189,6 +214,10 @@ public final class KafkaBenchmark {
       long now = System.currentTimeMillis();
       if (window.start().getMillis() > now + 60_000) {
         return; // the end records' window, an hour ahead: it fires only on a drain
+      }
+      if (count.getKey().equals(PROBE)) {
+        KafkaBenchmark.<AtomicLong>shared(PROBES, null).addAndGet(count.getValue());
+        return;
       }
       KafkaBenchmark.<ConcurrentHashMap<String, Long>>shared(OUTPUTS, null)
           .merge(count.getKey() + "@" + window.start().getMillis(), now, Math::max);
@@ -281,7 +310,7 @@ public final class KafkaBenchmark {
   }
 
   private static void endEachPartition(KafkaProducer<String, String> producer, String topic, int partitions)
-      throws InterruptedException, ExecutionException {
+      throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
     long ahead = System.currentTimeMillis() + TimeUnit.HOURS.toMillis(1);
     List<Future<RecordMetadata>> pending = new ArrayList<>();
     for (int partition = 0; partition < partitions; partition++) {
@@ -290,9 +319,10 @@ public final class KafkaBenchmark {
     awaitAll(pending);
   }
 
-  private static void awaitAll(List<Future<RecordMetadata>> pending) throws InterruptedException, ExecutionException {
+  private static void awaitAll(List<Future<RecordMetadata>> pending)
+      throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
     for (Future<RecordMetadata> f : pending) {
-      f.get();
+      f.get(2, TimeUnit.MINUTES);
     }
     pending.clear();
   }

@@ -11,7 +11,9 @@ import org.apache.spark.util.AccumulatorV2;
  * counted once. Spark applies a successful shuffle map task's accumulator updates every time the
  * task succeeds, and it runs one again when its output was lost with an executor (or twice when
  * speculation ran two attempts), while the records it processed count once. So each task's
- * metrics are kept by stage and partition and a later success replaces an earlier one. {@link
+ * metrics are kept by stage and partition and a later success replaces an earlier one. (A
+ * persisted partition lost with its executor and computed again inside a later stage's task is
+ * not caught by this: it counts again.) {@link
  * #settle} folds them into one total once their stages cannot run again (a streaming epoch's end),
  * so that a long run keeps no more than one epoch's entries.
  */
@@ -39,6 +41,12 @@ final class CommittedMetricsAccumulator
       copy.byTask.put(k, m);
     });
     return copy;
+  }
+
+  /** What Spark ships with each task: empty, without copying what the driver holds. */
+  @Override
+  public CommittedMetricsAccumulator copyAndReset() {
+    return new CommittedMetricsAccumulator();
   }
 
   @Override
@@ -75,10 +83,16 @@ final class CommittedMetricsAccumulator
     }
   }
 
-  /** The stages that ran so far will not run again: their tasks' metrics become one total. */
-  synchronized void settle() {
-    for (MetricsContainerStepMap m : byTask.values()) {
-      settled.updateAll(m);
+  /**
+   * The stages that ran so far will not run again: their tasks' metrics become one total if
+   * {@code committed} (a streaming epoch that was committed), or are dropped (one that failed:
+   * committed metrics count committed epochs only).
+   */
+  synchronized void settle(boolean committed) {
+    if (committed) {
+      for (MetricsContainerStepMap m : byTask.values()) {
+        settled.updateAll(m);
+      }
     }
     byTask = new HashMap<>();
   }

@@ -34,10 +34,11 @@ public final class PipelineMetrics implements Serializable {
 
   /**
    * Says that the stages run so far will not run again (a streaming epoch ended, its data
-   * released), so that the committed metrics keep a total rather than one entry per task.
+   * released), so that the committed metrics keep a total rather than one entry per task; an
+   * epoch that failed adds nothing to them.
    */
-  public void settle() {
-    committed.settle();
+  public void settle(boolean epochCommitted) {
+    committed.settle(epochCommitted);
   }
 
   /** Called on executors when a bundle ends, whether it succeeded or failed. */

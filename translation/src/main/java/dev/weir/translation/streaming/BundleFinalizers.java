@@ -29,9 +29,14 @@ final class BundleFinalizers {
 
   /** Keeps {@code callbacks} of {@code epoch} until that epoch is committed. */
   static void afterCommit(String runId, String step, int partition, long epoch, List<DoFn.BundleFinalizer.Callback> callbacks) {
-    if (!callbacks.isEmpty()) {
-      PENDING.computeIfAbsent(key(runId, step, partition), k -> new ArrayList<>())
-          .add(new Pending(epoch, new ArrayList<>(callbacks)));
+    if (callbacks.isEmpty()) {
+      return;
+    }
+    List<Pending> pending = PENDING.computeIfAbsent(key(runId, step, partition), k -> new ArrayList<>());
+    synchronized (pending) {
+      // A task attempt run again for the same epoch replaces what the earlier attempt left.
+      pending.removeIf(p -> p.epoch() == epoch);
+      pending.add(new Pending(epoch, new ArrayList<>(callbacks)));
     }
   }
 
@@ -50,7 +55,9 @@ final class BundleFinalizers {
         try {
           callback.onBundleSuccess();
         } catch (Exception e) {
-          throw new IllegalStateException("Step '" + step + "': a bundle finalizer of epoch " + p.epoch() + " failed", e);
+          // Best effort, as Beam specifies: the epoch's output is committed whatever a finalizer
+          // does, so its failure is reported and the other finalizers still run.
+          LOG.warn("Step '{}': a bundle finalizer of epoch {} failed", step, p.epoch(), e);
         }
       }
     }
@@ -61,11 +68,7 @@ final class BundleFinalizers {
     for (String key : new ArrayList<>(PENDING.keySet())) {
       if (key.startsWith(runId + '\u0000')) {
         String[] parts = key.split("\u0000", 3);
-        try {
-          runCommitted(parts[0], parts[1], Integer.parseInt(parts[2]), committed);
-        } catch (RuntimeException e) {
-          LOG.warn("A bundle finalizer of run {} failed", runId, e);
-        }
+        runCommitted(parts[0], parts[1], Integer.parseInt(parts[2]), committed);
         PENDING.remove(key);
       }
     }

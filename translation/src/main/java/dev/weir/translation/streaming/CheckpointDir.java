@@ -98,7 +98,12 @@ public final class CheckpointDir {
           "--checkpointDir=" + uri + " holds checkpoints without a format version (written by an earlier Weir), which"
               + " this Weir cannot read ('" + FORMAT + "'); use a new directory");
     }
-    write(path, FORMAT.getBytes(StandardCharsets.UTF_8));
+    // Under a temporary name, then renamed: a crash mid-write must not leave an empty format.
+    Path tmp = new Path(root, ".format.tmp");
+    write(tmp, FORMAT.getBytes(StandardCharsets.UTF_8));
+    if (!fs.rename(tmp, path)) {
+      throw new IOException("Could not rename " + tmp + " to " + path);
+    }
   }
 
   /** The last committed epoch, or null if none was. */

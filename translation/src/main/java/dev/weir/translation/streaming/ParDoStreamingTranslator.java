@@ -77,12 +77,6 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
   }
 
   /**
-   * A stateful DoFn: the epoch's elements shuffled by key into the run's fixed partitions, and
-   * {@link StatefulParDoPartition} run once per partition over the state kept there. Returns the
-   * earliest hold (pending timers' output timestamps).
-   */
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  /**
    * The coder of what a keyed DoFn partition emits: the one output's, or a union of every
    * output's, tagged by index.
    */
@@ -97,6 +91,12 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     return UnionCoder.of(coders);
   }
 
+  /**
+   * A stateful DoFn: the epoch's elements shuffled by key into the run's fixed partitions, and
+   * {@link StatefulParDoPartition} run once per partition over the state kept there. Returns the
+   * earliest hold (pending timers' output timestamps).
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
   private static Instant runStateful(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
     StreamingRun run = context.streaming();
     PCollection<KV<Object, Object>> input = context.input();

@@ -22,12 +22,14 @@ import org.apache.beam.sdk.coders.ByteArrayCoder;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.state.TimeDomain;
 import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.CausedByDrain;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.beam.sdk.values.WindowedValues;
+import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.Function2;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
@@ -125,6 +127,11 @@ final class SplittableProcessPartition
             t.setDaemon(true);
             return t;
           });
+      TaskContext task = TaskContext.get();
+      if (task != null) {
+        // Stopped with the task, however it ends (finishInput stops it too when it succeeds).
+        task.addTaskCompletionListener((TaskContext c) -> checkpoints.shutdownNow());
+      }
       SplittableParDoViaKeyedWorkItems.ProcessFn processFn = (SplittableParDoViaKeyedWorkItems.ProcessFn) fn;
       processFn.setStateInternalsFactory(key -> keyState((byte[]) key).state);
       processFn.setTimerInternalsFactory(key -> keyState((byte[]) key).trackedTimers());
@@ -176,7 +183,7 @@ final class SplittableProcessPartition
       if (resuming == null) {
         // Work items whose resume timer is due at this epoch's processing time (all of them when
         // draining).
-        Instant clock = plan.draining ? org.apache.beam.sdk.transforms.windowing.BoundedWindow.TIMESTAMP_MAX_VALUE : plan.processingTime;
+        Instant clock = plan.draining ? BoundedWindow.TIMESTAMP_MAX_VALUE : plan.processingTime;
         resuming = new ArrayList<>(state.due(plan.inputBefore, clock)).iterator();
       }
       if (!resuming.hasNext()) {
@@ -196,7 +203,7 @@ final class SplittableProcessPartition
       KeyedStateStore.KeyState keyState = keyState(key);
       TrackedTimerInternals timers = keyState.trackedTimers();
       if (plan.draining) {
-        keyState.advanceClock(org.apache.beam.sdk.transforms.windowing.BoundedWindow.TIMESTAMP_MAX_VALUE);
+        keyState.advanceClock(BoundedWindow.TIMESTAMP_MAX_VALUE);
       }
       List<TimerData> due = new ArrayList<>();
       for (TimerData t = timers.removeNext(TimeDomain.PROCESSING_TIME); t != null; t = timers.removeNext(TimeDomain.PROCESSING_TIME)) {

@@ -77,12 +77,12 @@ public final class SplittableProcessStreamingTranslator
             context,
             KeyedShuffle.byKey(context.dataset(input), (Coder) ByteArrayCoder.of(), plan.elementCoder, true, partitions)
                 .mapPartitionsWithIndex(new SplittableProcessPartition(plan), true));
-    Instant held = KeyedShuffle.runOnce(context, out, plan.holds, partitions);
-    if (held.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE)) {
-      // A work item waits in state for its resume timer: the run goes on until it is done.
+    hold = min(hold, KeyedShuffle.runOnce(context, out, plan.holds, partitions));
+    // A partition holds a watermark only while a work item waits in its state, with its resume
+    // timer: the run goes on until every one is done (its input's watermark is not such a wait).
+    if (plan.holds.value().values().stream().anyMatch(r -> r.hold() < BoundedWindow.TIMESTAMP_MAX_VALUE.getMillis())) {
       run.noteWaiting();
     }
-    hold = min(hold, held);
     Coder<WindowedValue<Object>> outputCoder = plan.outputCoder;
     ParDoTranslator.putOutputs(
         context,
