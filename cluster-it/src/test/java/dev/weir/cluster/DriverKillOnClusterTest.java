@@ -12,12 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.CleanupMode;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The crash test on a cluster: {@link WindowSumsPipeline} (keyed state, event-time timers, a
@@ -30,27 +26,11 @@ import org.junit.jupiter.api.io.TempDir;
  * the source must see no mark finalized before its epoch was committed.
  */
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
-class DriverKillOnClusterTest {
+class DriverKillOnClusterTest extends TwoWorkerClusterTest {
   private static final int KILLS = 3;
   private static final long VALUES = 240;
   private static final Duration RUN_TIMEOUT = Duration.ofMinutes(3);
 
-  @TempDir(cleanup = CleanupMode.ON_SUCCESS)
-  static Path tmp;
-
-  private static SparkCluster cluster;
-
-  @BeforeAll
-  static void startCluster() throws Exception {
-    cluster = SparkCluster.start(tmp.resolve("cluster"), 2);
-  }
-
-  @AfterAll
-  static void stopCluster() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
 
   @Test
   void killedAtRandomEpochsAndRestartedOnTheClusterTheOutputIsWhatTheInputMakes() throws Exception {

@@ -15,12 +15,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.CleanupMode;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One executor JVM of a running pipeline killed with {@code kill -9} on a two-worker cluster: its
@@ -39,26 +35,10 @@ import org.junit.jupiter.api.io.TempDir;
  * </ul>
  */
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
-class ExecutorLossTest {
+class ExecutorLossTest extends TwoWorkerClusterTest {
   private static final Duration DRIVER_TIMEOUT = Duration.ofMinutes(4);
   private static final Pattern COUNTER = Pattern.compile("COUNTER elements attempted=(\\d+) committed=(\\d+)");
 
-  @TempDir(cleanup = CleanupMode.ON_SUCCESS)
-  static Path tmp;
-
-  private static SparkCluster cluster;
-
-  @BeforeAll
-  static void startCluster() throws Exception {
-    cluster = SparkCluster.start(tmp.resolve("cluster"), 2);
-  }
-
-  @AfterAll
-  static void stopCluster() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
 
   @Test
   void batchPipelineLosesAnExecutorAfterItsFirstSlowTaskAndCountsEachElementOnce() throws Exception {

@@ -15,12 +15,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.CleanupMode;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Nexmark's SMOKE suite on a two-worker standalone cluster through the Nexmark launcher, in a
@@ -34,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * to one pipeline (see README.md).
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
-class NexmarkOnClusterTest {
+class NexmarkOnClusterTest extends TwoWorkerClusterTest {
   private static final Duration LAUNCH_TIMEOUT = Duration.ofMinutes(7);
   /** A row of the launcher's table: query, name, runtime, events/s, results, correct, vs baseline. */
   private static final Pattern ROW =
@@ -42,22 +38,6 @@ class NexmarkOnClusterTest {
   /** All of SMOKE: queries 0 to 14. */
   private static final List<Integer> ALL = IntStream.rangeClosed(0, 14).boxed().toList();
 
-  @TempDir(cleanup = CleanupMode.ON_SUCCESS)
-  static Path tmp;
-
-  private static SparkCluster cluster;
-
-  @BeforeAll
-  static void startCluster() throws Exception {
-    cluster = SparkCluster.start(tmp.resolve("cluster"), 2);
-  }
-
-  @AfterAll
-  static void stopCluster() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
 
   @Test
   void smokeInBatchEqualsTheModels() throws Exception {

@@ -17,12 +17,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.CleanupMode;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The word count example on a two-worker standalone cluster, run as the README says: once from a
@@ -33,26 +29,10 @@ import org.junit.jupiter.api.io.TempDir;
  * (Spark's event log says where each task ran).
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
-class WordCountOnClusterTest {
+class WordCountOnClusterTest extends TwoWorkerClusterTest {
   private static final Duration DRIVER_TIMEOUT = Duration.ofMinutes(3);
   private static final int TOP = 10;
 
-  @TempDir(cleanup = CleanupMode.ON_SUCCESS)
-  static Path tmp;
-
-  private static SparkCluster cluster;
-
-  @BeforeAll
-  static void startCluster() throws Exception {
-    cluster = SparkCluster.start(tmp.resolve("cluster"), 2);
-  }
-
-  @AfterAll
-  static void stopCluster() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
 
   @Test
   void javaDriverStagesItsClasspathAndCountsTheWords() throws Exception {
