@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Weir against its peers: the same Nexmark queries in batch on WeirRunner, then on Beam's
-# SparkRunner (Spark 3.5) and FlinkRunner (Flink 1.19) at Beam 2.70 (module nexmark-peers/) and
-# on the DirectRunner, one after the other on N cores each, into the one results history and
+# SparkRunner (Spark 3.5) and FlinkRunner (Flink 1.19) at Beam 2.70 (module nexmark-peers/), as
+# plain Spark (SparkNative: queries 0, 1, 2 and 5 without Beam) and on the DirectRunner, one after the other on N cores each, into the one results history and
 # dashboard (nexmark/nexmark-results/) under one run id; then the events/s per query and runner,
 # the ratio Weir/peer per query and its geometric mean per peer, as a text table here and as the
 # dashboard's "Weir vs peers" section.
 #
 #   bash ci/nexmark-peers.sh [launcher options]   e.g. --suite=SMOKE, --numEvents=1000000, --query=0,1,2
 #
-# The options go to all four launches. N is NEXMARK_PEERS_CORES (default 2, this machine's
+# The options go to all five launches. N is NEXMARK_PEERS_CORES (default 2, this machine's
 # cores): Spark's local[N] for WeirRunner and SparkRunner, Flink's --parallelism, the
 # DirectRunner's --targetParallelism. A wrong result on any runner fails the script, and so does
 # a query WeirRunner refuses; a query a peer refuses or fails to run is listed as REFUSED or
@@ -44,18 +44,21 @@ launch WeirRunner "-pl nexmark" "--runner=WeirRunner --sparkMaster=local[$cores]
 launch SparkRunner "-f nexmark-peers/pom.xml" "--runner=SparkRunner --sparkMaster=local[$cores] --allowRefused" "$@"
 launch FlinkRunner "-f nexmark-peers/pom.xml" \
   "--runner=FlinkRunner --flinkMaster=[local] --parallelism=$cores --allowRefused" "$@"
+# The native Spark reference (queries 0, 1, 2 and 5 in plain Spark Datasets, on the same Spark
+# as WeirRunner's): what Spark itself does with the same events. It refuses the other queries.
+launch SparkNative "-pl nexmark" "--nativeSparkMaster=local[$cores] --allowRefused" "$@"
 # The DirectRunner of the Nexmark module, at Weir's Beam version: the one ci/nexmark-smoke.sh
 # records under the same name, so its panel and baselines hold one DirectRunner only
 # (nexmark-peers has Beam 2.70's, for a run by hand).
 launch DirectRunner "-pl nexmark" "--runner=DirectRunner --targetParallelism=$cores --allowRefused" "$@"
 
-# The last launch printed the comparison of all four (the launcher prints it whenever its run
+# The last launch printed the comparison of all five (the launcher prints it whenever its run
 # id has runs of WeirRunner and of another runner): again here, after the queries' progress.
 echo
 echo "== nexmark-peers: run $run_id on $cores cores; logs in $logs"
 awk '/^Weir vs peers, run /{p=1} /^run id /{p=0} p' "$logs/DirectRunner.log"
 # What the peers refused or failed, with the launcher's reason, query by query.
-for name in SparkRunner FlinkRunner DirectRunner; do
+for name in SparkRunner FlinkRunner SparkNative DirectRunner; do
   awk -v runner="$name" '/^query [0-9]+ /{q=$2} /^  (REFUSED by|FAILED on) /{sub(/^  /, ""); print runner ", query " q ": " $0}' \
     "$logs/$name.log"
 done

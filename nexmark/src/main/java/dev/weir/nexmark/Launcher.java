@@ -1,12 +1,14 @@
 package dev.weir.nexmark;
 
 import dev.weir.nexmark.launcher.Dashboard;
+import dev.weir.nexmark.launcher.HeapWatch;
 import dev.weir.nexmark.launcher.ResultsHistory;
 import dev.weir.nexmark.launcher.RunRecord;
 import dev.weir.nexmark.model.Event;
 import dev.weir.nexmark.queries.NexmarkQuery;
 import dev.weir.nexmark.queries.Queries;
 import dev.weir.nexmark.reference.ReferenceModels;
+import dev.weir.nexmark.spark.NativeSparkQueries;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -41,9 +43,17 @@ import org.apache.beam.sdk.values.PCollection;
  * (for comparing with runners that lack a feature) makes a refused or failed query a line of
  * the table. When the history holds runs of WeirRunner and of other runners under this launch's
  * run id, the table is followed by their comparison (see {@link Dashboard}).
+ *
+ * <p>With {@code --nativeSparkMaster} the launcher runs no Beam pipeline: it runs the queries
+ * written with plain Spark ({@link NativeSparkQueries}) and records them as the runner {@value
+ * #NATIVE_SPARK}, the reference for what Spark itself does with the same events.
+ *
+ * <p>Each run records the heap it needed ({@link HeapWatch}).
  */
 public final class Launcher {
   private static final String NAMESPACE = "nexmark";
+  /** The name under which the native Spark queries are recorded, beside the Beam runners'. */
+  public static final String NATIVE_SPARK = "SparkNative";
 
   private Launcher() {}
 
@@ -68,7 +78,14 @@ public final class Launcher {
         queries.add(Queries.byNumber(q));
       }
     }
-    String runner = options.getRunner().getSimpleName();
+    String nativeMaster = options.getNativeSparkMaster();
+    if (nativeMaster != null && options.getMode() != NexmarkOptions.Mode.BATCH) {
+      throw new IllegalArgumentException(
+          "--nativeSparkMaster runs the native Spark queries in batch only, not --mode=" + options.getMode());
+    }
+    NativeSparkQueries nativeSpark =
+        nativeMaster == null ? null : new NativeSparkQueries(NativeSparkQueries.session(nativeMaster));
+    String runner = nativeSpark != null ? NATIVE_SPARK : options.getRunner().getSimpleName();
     String mode = options.getMode().name();
     String commit = commit();
     String runId = options.getRunId() != null ? options.getRunId() : UUID.randomUUID().toString();
@@ -80,7 +97,9 @@ public final class Launcher {
     NexmarkConfig warmUp = new NexmarkConfig();
     warmUp.numEvents = 1_000;
     try {
-      run(queries.get(0), warmUp, args, runner, mode, commit, runId);
+      // The native queries warm up on query 0, which they all have.
+      NexmarkQuery<?> first = nativeSpark != null ? Queries.byNumber(0) : queries.get(0);
+      run(first, warmUp, args, runner, mode, commit, runId, nativeSpark, null);
     } catch (UnsupportedOperationException e) {
       // Reported (and failed) when the query itself runs below.
     } catch (RuntimeException e) {
@@ -90,19 +109,19 @@ public final class Launcher {
       // Likewise: reported as FAILED below.
     }
     List<RunRecord> recorded;
-    try (ResultsHistory history = new ResultsHistory(options.getHistoryUrl())) {
+    try (ResultsHistory history = new ResultsHistory(options.getHistoryUrl()); HeapWatch heap = new HeapWatch()) {
       for (NexmarkQuery<?> query : queries) {
         NexmarkConfig config = config(options, query.number());
         System.out.printf(Locale.ROOT, "query %d %s on %s (%s, %,d events)...%n",
             query.number(), query.name(), runner, mode, config.numEvents);
         RunRecord run;
         try {
-          run = run(query, config, args, runner, mode, commit, runId);
+          run = run(query, config, args, runner, mode, commit, runId, nativeSpark, heap);
         } catch (UnsupportedOperationException e) {
           // The runner refused the pipeline before running it: nothing to record, and the
           // launch fails, since the query was asked for (unless refusals are allowed).
           System.out.printf(Locale.ROOT, "  REFUSED by %s: %s%n", runner, e.getMessage());
-          table.add(new String[] {String.valueOf(query.number()), query.name(), "-", "-", "-", "REFUSED", "-"});
+          table.add(new String[] {String.valueOf(query.number()), query.name(), "-", "-", "-", "REFUSED", "-", "-"});
           allCorrect &= allowRefused;
           continue;
         } catch (RuntimeException e) {
@@ -112,7 +131,7 @@ public final class Launcher {
           // A peer that accepted the pipeline and then failed it: the comparison goes on
           // without this query, as with a refused one.
           System.out.printf(Locale.ROOT, "  FAILED on %s: %s%n", runner, rootCause(e));
-          table.add(new String[] {String.valueOf(query.number()), query.name(), "-", "-", "-", "FAILED", "-"});
+          table.add(new String[] {String.valueOf(query.number()), query.name(), "-", "-", "-", "FAILED", "-", "-"});
           continue;
         }
         Optional<RunRecord> baseline = history.baseline(runner, mode, query.number(), config.numEvents);
@@ -125,7 +144,8 @@ public final class Launcher {
           String.format(Locale.ROOT, "%,.0f", run.eventsPerSecond()), String.format(Locale.ROOT, "%,d", run.results()),
           run.correct() ? "yes" : "NO",
           baseline.map(b -> String.format(Locale.ROOT, "%+.1f%%", 100 * (run.eventsPerSecond() / b.eventsPerSecond() - 1)))
-              .orElse("-")
+              .orElse("-"),
+          Dashboard.heapText(run)
         });
       }
       recorded = history.all();
@@ -159,14 +179,34 @@ public final class Launcher {
     return config;
   }
 
+  /**
+   * One run of {@code query}, on the Beam runner the options name or, if {@code nativeSpark} is
+   * given, as plain Spark; {@code heap} (null: not recorded) watches it.
+   */
   @SuppressWarnings({"unchecked", "rawtypes"})
   private static RunRecord run(
       NexmarkQuery<?> query, NexmarkConfig config, String[] args, String runner, String mode, String commit,
-      String runId) {
-    Collection<?> expected = ReferenceModels.forQuery(query.number()).expected(NexmarkEvents.inMemory(config), config);
+      String runId, NativeSparkQueries nativeSpark, HeapWatch heap) {
+    // Only the count and hash are kept: the model's results would otherwise stay on the heap
+    // the run is measured with.
+    Collection<?> model = ReferenceModels.forQuery(query.number()).expected(NexmarkEvents.inMemory(config), config);
+    long expectedCount = model.size();
     long expectedHash = 0;
-    for (Object o : expected) {
+    for (Object o : model) {
       expectedHash += o.hashCode();
+    }
+    model = null;
+    if (nativeSpark != null) {
+      if (heap != null) {
+        heap.start();
+      }
+      long start = System.nanoTime();
+      NativeSparkQueries.Result result = nativeSpark.run(query.number(), config);
+      long runtimeMs = Math.max(1, (System.nanoTime() - start) / 1_000_000);
+      return new RunRecord(runId, Instant.now(), commit, runner, mode, query.number(), config.numEvents, runtimeMs,
+          config.numEvents * 1000.0 / runtimeMs, result.count(),
+          result.count() == expectedCount && result.hash() == expectedHash,
+          heap == null ? -1 : heap.peakMb(), heap == null ? -1 : heap.liveMb());
     }
     NexmarkOptions options = PipelineOptionsFactory.fromArgs(args).as(NexmarkOptions.class);
     options.setJobName("nexmark-q" + query.number());
@@ -177,14 +217,19 @@ public final class Launcher {
     PCollection out = (PCollection) events.apply(query.name(), (PTransform) query.transform(config));
     out = ((NexmarkQuery) query).checked(out);
     out.apply("Results", ParDo.of(new CountResults()));
+    if (heap != null) {
+      heap.start();
+    }
     long start = System.nanoTime();
     PipelineResult result = p.run();
     result.waitUntilFinish();
     long runtimeMs = Math.max(1, (System.nanoTime() - start) / 1_000_000);
+    long peakMb = heap == null ? -1 : heap.peakMb();
+    long liveMb = heap == null ? -1 : heap.liveMb();
     long count = counter(result, "results");
     long hash = counter(result, "resultHash");
     return new RunRecord(runId, Instant.now(), commit, runner, mode, query.number(), config.numEvents, runtimeMs,
-        config.numEvents * 1000.0 / runtimeMs, count, count == expected.size() && hash == expectedHash);
+        config.numEvents * 1000.0 / runtimeMs, count, count == expectedCount && hash == expectedHash, peakMb, liveMb);
   }
 
   /** The innermost cause, which names what went wrong rather than which layer rethrew it. */
@@ -222,10 +267,10 @@ public final class Launcher {
   }
 
   private static void printTable(String runner, String mode, List<String[]> rows) {
-    String[] header = {"query", "name", "runtime ms", "events/s", "results", "correct", "vs baseline"};
+    String[] header = {"query", "name", "runtime ms", "events/s", "results", "correct", "vs baseline", "heap MB peak/live"};
     System.out.println();
     System.out.println("Nexmark on " + runner + " (" + mode + ")");
-    String format = "%5s  %-32s %12s %12s %10s %8s %12s%n";
+    String format = "%5s  %-32s %12s %12s %10s %8s %12s %18s%n";
     System.out.printf(format, (Object[]) header);
     for (String[] row : rows) {
       System.out.printf(format, (Object[]) row);

@@ -80,6 +80,13 @@ public interface NexmarkOptions extends PipelineOptions {
 
   void setAllowRefused(boolean value);
 
+  @Description("Run the queries written with plain Spark (0, 1, 2, 5) on this Spark master, e.g. local[2],"
+      + " instead of a Beam pipeline: recorded as the runner SparkNative, the reference for what Spark itself"
+      + " does with the same events (batch only; other queries are refused)")
+  String getNativeSparkMaster();
+
+  void setNativeSparkMaster(String value);
+
   @Description("Streaming: hand out events at their rate in wall-clock time (default: as fast as read)")
   @Default.Boolean(false)
   boolean isRateLimited();

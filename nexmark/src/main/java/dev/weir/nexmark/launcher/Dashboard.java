@@ -106,6 +106,12 @@ public final class Dashboard {
    * The comparison of the runners that ran under {@code runId} in {@code mode}, as a text table;
    * empty unless WeirRunner and at least one other runner ran there.
    */
+  /** A run's heap figures as the tables show them: peak/live in MB, "-" where unknown. */
+  public static String heapText(RunRecord r) {
+    return (r.peakHeapMb() < 0 ? "-" : String.valueOf(r.peakHeapMb())) + "/"
+        + (r.liveHeapMb() < 0 ? "-" : String.valueOf(r.liveHeapMb()));
+  }
+
   public static Optional<String> peerTable(List<RunRecord> runs, String runId, String mode) {
     return Comparison.of(runs, runId, mode).map(Comparison::text);
   }
@@ -205,15 +211,38 @@ public final class Dashboard {
       runners.forEach(r -> last.add(""));
       peers().forEach(p -> last.add(geoMean(p)));
       rows.add(last.toArray(String[]::new));
-      int[] widths = new int[header.size()];
+      StringBuilder text = new StringBuilder("Weir vs peers, run " + runId + " (" + mode
+          + "): events/s per runner; Weir/peer above 1: Weir is faster; '-': no correct run (refused, failed"
+          + " or not run); geo-mean over the queries with a ratio (how many)\n");
+      append(text, rows);
+      List<String[]> heapRows = new ArrayList<>();
+      List<String> heapHeader = new ArrayList<>(List.of("query"));
+      heapHeader.addAll(runners);
+      heapRows.add(heapHeader.toArray(String[]::new));
+      for (int query : byQuery.keySet()) {
+        List<String> row = new ArrayList<>(List.of(String.valueOf(query)));
+        runners.forEach(r -> row.add(heap(query, r)));
+        heapRows.add(row.toArray(String[]::new));
+      }
+      text.append("Heap per runner in MB, peak/live: the most in use before a collection / after one ('-': none"
+          + " recorded)\n");
+      append(text, heapRows);
+      return text.toString();
+    }
+
+    /** The runner's heap figures for the query; "-" for no run. */
+    String heap(int query, String runner) {
+      RunRecord r = byQuery.get(query).get(runner);
+      return r == null ? "-" : heapText(r);
+    }
+
+    private static void append(StringBuilder text, List<String[]> rows) {
+      int[] widths = new int[rows.get(0).length];
       for (String[] row : rows) {
         for (int i = 0; i < row.length; i++) {
           widths[i] = Math.max(widths[i], row[i].length());
         }
       }
-      StringBuilder text = new StringBuilder("Weir vs peers, run " + runId + " (" + mode
-          + "): events/s per runner; Weir/peer above 1: Weir is faster; '-': no correct run (refused, failed"
-          + " or not run); geo-mean over the queries with a ratio (how many)\n");
       for (String[] row : rows) {
         for (int i = 0; i < row.length; i++) {
           text.append(i == 0 ? String.format(Locale.ROOT, "%-" + widths[i] + "s", row[i])
@@ -221,7 +250,6 @@ public final class Dashboard {
         }
         text.append('\n');
       }
-      return text.toString();
     }
 
     String html() {
@@ -247,7 +275,17 @@ public final class Dashboard {
       html.append("<tr><th>geo-mean</th>").append("<td></td>".repeat(runners.size()));
       peers().forEach(p -> html.append("<th class=\"geo-mean\" data-peer=\"").append(escape(p)).append("\">")
           .append(geoMean(p)).append("</th>"));
-      return html.append("</tr>\n</table>\n</section>\n").toString();
+      html.append("</tr>\n</table>\n<p>Heap per runner in MB, peak/live: the most in use before a garbage collection")
+          .append(" / the most still in use after one, in the launcher's JVM, which every runner runs in.</p>\n")
+          .append("<table class=\"heap\"><tr><th>query</th>");
+      runners.forEach(r -> html.append("<th>").append(escape(r)).append("</th>"));
+      html.append("</tr>\n");
+      for (int query : byQuery.keySet()) {
+        html.append("<tr><td>").append(query).append("</td>");
+        runners.forEach(r -> html.append("<td>").append(heap(query, r)).append("</td>"));
+        html.append("</tr>\n");
+      }
+      return html.append("</table>\n</section>\n").toString();
     }
   }
 

@@ -14,7 +14,7 @@ import java.util.Optional;
 /**
  * The history of Nexmark runs in a relational database reached through JDBC: an embedded H2
  * file by default, any server database by URL. One table, created when missing; a table from
- * before run ids were recorded gets the column (its old runs have none).
+ * before run ids or heap figures were recorded gets their columns (its old runs have none).
  */
 public final class ResultsHistory implements AutoCloseable {
   private final Connection connection;
@@ -26,18 +26,24 @@ public final class ResultsHistory implements AutoCloseable {
           + "run_time TIMESTAMP NOT NULL, run_commit VARCHAR(64) NOT NULL, runner VARCHAR(128) NOT NULL, "
           + "mode VARCHAR(16) NOT NULL, query INT NOT NULL, events BIGINT NOT NULL, runtime_ms BIGINT NOT NULL, "
           + "events_per_sec DOUBLE PRECISION NOT NULL, results BIGINT NOT NULL, correct BOOLEAN NOT NULL, "
-          + "run_id VARCHAR(64))");
+          + "run_id VARCHAR(64), peak_heap_mb BIGINT, live_heap_mb BIGINT)");
     }
-    if (!hasRunIdColumn()) {
+    addIfMissing("run_id", "VARCHAR(64)");
+    addIfMissing("peak_heap_mb", "BIGINT");
+    addIfMissing("live_heap_mb", "BIGINT");
+  }
+
+  private void addIfMissing(String column, String type) throws SQLException {
+    if (!hasColumn(column)) {
       try (Statement s = connection.createStatement()) {
-        s.execute("ALTER TABLE nexmark_runs ADD COLUMN run_id VARCHAR(64)");
+        s.execute("ALTER TABLE nexmark_runs ADD COLUMN " + column + " " + type);
       }
     }
   }
 
-  private boolean hasRunIdColumn() {
+  private boolean hasColumn(String column) {
     try (Statement s = connection.createStatement();
-        ResultSet rs = s.executeQuery("SELECT run_id FROM nexmark_runs WHERE 1 = 0")) {
+        ResultSet rs = s.executeQuery("SELECT " + column + " FROM nexmark_runs WHERE 1 = 0")) {
       return true;
     } catch (SQLException e) {
       return false;
@@ -47,7 +53,8 @@ public final class ResultsHistory implements AutoCloseable {
   public void append(RunRecord r) throws SQLException {
     try (PreparedStatement s = connection.prepareStatement(
         "INSERT INTO nexmark_runs (run_time, run_commit, runner, mode, query, events, runtime_ms, "
-            + "events_per_sec, results, correct, run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+            + "events_per_sec, results, correct, run_id, peak_heap_mb, live_heap_mb) "
+            + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
       s.setTimestamp(1, Timestamp.from(r.time()));
       s.setString(2, r.commit());
       s.setString(3, r.runner());
@@ -59,6 +66,8 @@ public final class ResultsHistory implements AutoCloseable {
       s.setLong(9, r.results());
       s.setBoolean(10, r.correct());
       s.setString(11, r.runId());
+      s.setLong(12, r.peakHeapMb());
+      s.setLong(13, r.liveHeapMb());
       s.executeUpdate();
     }
   }
@@ -92,6 +101,14 @@ public final class ResultsHistory implements AutoCloseable {
 
   private static RunRecord read(ResultSet rs) throws SQLException {
     String runId = rs.getString("run_id");
+    long peak = rs.getLong("peak_heap_mb");
+    if (rs.wasNull()) {
+      peak = -1;
+    }
+    long live = rs.getLong("live_heap_mb");
+    if (rs.wasNull()) {
+      live = -1;
+    }
     return new RunRecord(
         runId == null ? "" : runId,
         rs.getTimestamp("run_time").toInstant(),
@@ -103,7 +120,9 @@ public final class ResultsHistory implements AutoCloseable {
         rs.getLong("runtime_ms"),
         rs.getDouble("events_per_sec"),
         rs.getLong("results"),
-        rs.getBoolean("correct"));
+        rs.getBoolean("correct"),
+        peak,
+        live);
   }
 
   @Override

@@ -2,7 +2,11 @@ package dev.weir.nexmark.launcher;
 
 import java.time.Instant;
 
-/** One query run as the results history keeps it; {@code runId} names the launch it was part of. */
+/**
+ * One query run as the results history keeps it; {@code runId} names the launch it was part of.
+ * The heap figures are the launcher JVM's during the run ({@link HeapWatch}), -1 where unknown
+ * (runs recorded before they were, or no collection during the run).
+ */
 public record RunRecord(
     String runId,
     Instant time,
@@ -14,4 +18,13 @@ public record RunRecord(
     long runtimeMs,
     double eventsPerSecond,
     long results,
-    boolean correct) {}
+    boolean correct,
+    long peakHeapMb,
+    long liveHeapMb) {
+
+  /** A run without heap figures. */
+  public RunRecord(String runId, Instant time, String commit, String runner, String mode, int query, long events,
+      long runtimeMs, double eventsPerSecond, long results, boolean correct) {
+    this(runId, time, commit, runner, mode, query, events, runtimeMs, eventsPerSecond, results, correct, -1, -1);
+  }
+}

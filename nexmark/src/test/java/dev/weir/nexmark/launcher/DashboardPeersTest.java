@@ -19,11 +19,16 @@ class DashboardPeersTest {
         eventsPerSecond, 5, correct);
   }
 
+  private static RunRecord withHeap(RunRecord r, long peakMb, long liveMb) {
+    return new RunRecord(r.runId(), r.time(), r.commit(), r.runner(), r.mode(), r.query(), r.events(), r.runtimeMs(),
+        r.eventsPerSecond(), r.results(), r.correct(), peakMb, liveMb);
+  }
+
   /** Weir at 2x and 8x the Spark runner: ratios 2 and 8, geometric mean 4; Flink wrong on query 1. */
   private static final List<RunRecord> RUNS = List.of(
       run("old", "WeirRunner", 0, 1, 1, true),
       run("old", "SparkRunner", 0, 2, 1, true),
-      run("p", "WeirRunner", 0, 10, 2000, true),
+      withHeap(run("p", "WeirRunner", 0, 10, 2000, true), 512, 128),
       run("p", "WeirRunner", 1, 11, 8000, true),
       run("p", "SparkRunner", 0, 12, 1000, true),
       run("p", "SparkRunner", 1, 13, 1000, true),
@@ -40,6 +45,11 @@ class DashboardPeersTest {
         "0              2,000        4,000        1,000              0.50              2.00",
         "1              8,000  4,000 WRONG        1,000                 -              8.00",
         "geo-mean                                                0.50 (1)          4.00 (2)",
+        // Heap figures: Weir's query 0 recorded them, no other run did.
+        "Heap per runner in MB, peak/live: the most in use before a collection / after one ('-': none recorded)",
+        "query  WeirRunner  FlinkRunner  SparkRunner",
+        "0" + " ".repeat(9) + "512/128" + " ".repeat(10) + "-/-" + " ".repeat(10) + "-/-",
+        "1" + " ".repeat(13) + "-/-" + " ".repeat(10) + "-/-" + " ".repeat(10) + "-/-",
         "")));
   }
 
@@ -57,6 +67,8 @@ class DashboardPeersTest {
     assertThat(html, not(containsString("data-peers-run=\"old\"")));
     assertThat(html, containsString("<th class=\"geo-mean\" data-peer=\"SparkRunner\">4.00 (2)</th>"));
     assertThat(html, containsString("<td class=\"bad\">4,000 WRONG</td>"));
+    assertThat(html, containsString("<table class=\"heap\"><tr><th>query</th><th>WeirRunner</th>"));
+    assertThat(html, containsString("<tr><td>0</td><td>512/128</td><td>-/-</td><td>-/-</td></tr>"));
     assertThat(html.indexOf("class=\"peers\"") < html.indexOf("class=\"panel\""), is(true));
     assertThat(html, containsString("data-panel=\"WeirRunner / BATCH\" data-last-run=\"solo\" data-last-run-queries=\"1\""));
   }
