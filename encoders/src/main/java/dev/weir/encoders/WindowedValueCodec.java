@@ -3,7 +3,6 @@ package dev.weir.encoders;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
-import org.apache.beam.sdk.coders.CollectionCoder;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
@@ -21,12 +20,16 @@ import org.apache.spark.sql.catalyst.encoders.Codec;
 final class WindowedValueCodec implements Codec<WindowedValue<Object>, WindowedRow> {
   private static final List<GlobalWindow> GLOBAL = List.of(GlobalWindow.INSTANCE);
 
-  private final CoderCodec<Collection<BoundedWindow>> windowsCodec;
+  private final WindowsCodec windowsCodec;
   private final CoderCodec<PaneInfo> paneCodec = new CoderCodec<>(PaneInfo.PaneInfoCoder.INSTANCE);
+  /**
+   * The pane of every grouping's output in batch, encoded once: Spark copies a binary value
+   * into its row, so the array is shared safely.
+   */
+  private final byte[] onlyFiring = paneCodec.encode(PaneInfo.ON_TIME_AND_ONLY_FIRING);
 
-  @SuppressWarnings({"unchecked", "rawtypes"})
   WindowedValueCodec(Coder<? extends BoundedWindow> windowCoder) {
-    this.windowsCodec = new CoderCodec(CollectionCoder.of(windowCoder));
+    this.windowsCodec = WindowsCodec.of(windowCoder);
   }
 
   @Override
@@ -37,10 +40,12 @@ final class WindowedValueCodec implements Codec<WindowedValue<Object>, WindowedR
     row.setTimestamp(Instant.ofEpochMilli(wv.getTimestamp().getMillis()));
     Collection<? extends BoundedWindow> windows = wv.getWindows();
     if (!(windows.size() == 1 && windows.iterator().next() instanceof GlobalWindow)) {
-      row.setWindows(windowsCodec.encode((Collection<BoundedWindow>) windows));
+      row.setWindows(windowsCodec.encode(windows));
     }
     PaneInfo pane = wv.getPaneInfo();
-    if (!PaneInfo.NO_FIRING.equals(pane)) {
+    if (PaneInfo.ON_TIME_AND_ONLY_FIRING.equals(pane)) {
+      row.setPane(onlyFiring);
+    } else if (!PaneInfo.NO_FIRING.equals(pane)) {
       row.setPane(paneCodec.encode(pane));
     }
     return row;
@@ -50,7 +55,10 @@ final class WindowedValueCodec implements Codec<WindowedValue<Object>, WindowedR
   public WindowedValue<Object> decode(WindowedRow row) {
     Collection<? extends BoundedWindow> windows =
         row.getWindows() == null ? GLOBAL : windowsCodec.decode(row.getWindows());
-    PaneInfo pane = row.getPane() == null ? PaneInfo.NO_FIRING : paneCodec.decode(row.getPane());
+    byte[] paneBytes = row.getPane();
+    PaneInfo pane = paneBytes == null ? PaneInfo.NO_FIRING
+        : java.util.Arrays.equals(paneBytes, onlyFiring) ? PaneInfo.ON_TIME_AND_ONLY_FIRING
+        : paneCodec.decode(paneBytes);
     return WindowedValues.of(
         row.getValue(), new org.joda.time.Instant(row.getTimestamp().toEpochMilli()), windows, pane);
   }
