@@ -42,8 +42,12 @@ final class WindowedValueCodec implements Codec<WindowedValue<Object>, WindowedR
     if (!(windows.size() == 1 && windows.iterator().next() instanceof GlobalWindow)) {
       row.setWindows(windowsCodec.encode(windows));
     }
+    // Beam's constants first, by identity: PaneInfo.equals compares field by field.
     PaneInfo pane = wv.getPaneInfo();
-    if (PaneInfo.ON_TIME_AND_ONLY_FIRING.equals(pane)) {
+    if (pane == PaneInfo.NO_FIRING) {
+      return row;
+    }
+    if (pane == PaneInfo.ON_TIME_AND_ONLY_FIRING || PaneInfo.ON_TIME_AND_ONLY_FIRING.equals(pane)) {
       row.setPane(onlyFiring);
     } else if (!PaneInfo.NO_FIRING.equals(pane)) {
       row.setPane(paneCodec.encode(pane));
