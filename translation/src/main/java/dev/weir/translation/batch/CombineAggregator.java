@@ -53,6 +53,10 @@ final class CombineAggregator
     this.outputEncoder = outputEncoder;
   }
 
+  String stepName() {
+    return stepName;
+  }
+
   private CombineWithContext.Context context() {
     if (context == null) {
       PipelineOptions opts = options.get();

@@ -12,14 +12,13 @@ import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.beam.sdk.values.WindowingStrategy;
-import org.apache.spark.api.java.function.MapFunction;
-import org.apache.spark.sql.Encoders;
+import org.apache.spark.api.java.JavaRDD;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import scala.Tuple2;
 
 /**
- * {@code Combine.PerKey} translated whole, as a Spark {@link CombineAggregator} grouped by the
- * Beam-encoded (key, window): map-side partial aggregation, then a shuffle of accumulators.
+ * {@code Combine.PerKey} translated whole ({@link KeyedCombine}): map-side partial aggregation
+ * into decoded Beam accumulators per Beam-encoded (key, window), then one shuffle of
+ * accumulators, merged per (key, window).
  * Merging windows and side inputs are left to the composite's expansion (GroupByKey, then the
  * combining ParDo), where they are handled already.
  */
@@ -72,29 +71,22 @@ public final class CombinePerKeyTranslator implements TransformTranslator<Combin
     } catch (CannotProvideCoderException e) {
       throw new IllegalStateException(e);
     }
+    CombineBuffer.BufferCoder bufferCoder =
+        new CombineBuffer.BufferCoder(kvCoder.getKeyCoder(), windowCoder, accumulatorCoder);
     CombineAggregator aggregator =
         new CombineAggregator(
             context.stepName(),
             transform.getFn(),
             context.options(),
             strategy.getTimestampCombiner(),
-            new CombineBuffer.BufferCoder(kvCoder.getKeyCoder(), windowCoder, accumulatorCoder),
+            bufferCoder,
             TranslationContext.encoder(out));
-    context.putDataset(
-        out,
-        context
-            .dataset(input)
-            .flatMap(new GroupByKeyTranslator.ExplodeWindows<>(), TranslationContext.encoder(input))
-            .groupByKey(new GroupByKeyTranslator.GroupingKey(kvCoder.getKeyCoder(), windowCoder), Encoders.BINARY())
-            .agg(aggregator.toColumn())
-            .map(new SecondOfPair(), TranslationContext.encoder(out)));
-  }
-
-  private static final class SecondOfPair
-      implements MapFunction<Tuple2<byte[], WindowedValue<KV<Object, Object>>>, WindowedValue<KV<Object, Object>>> {
-    @Override
-    public WindowedValue<KV<Object, Object>> call(Tuple2<byte[], WindowedValue<KV<Object, Object>>> pair) {
-      return pair._2();
-    }
+    int partitions = Integer.parseInt(context.session().conf().get("spark.sql.shuffle.partitions"));
+    JavaRDD<WindowedValue<KV<Object, Object>>> combined =
+        KeyedCombine.combine(
+            context.dataset(input).toJavaRDD(),
+            new KeyedCombine.Spec(aggregator, kvCoder.getKeyCoder(), windowCoder, bufferCoder),
+            partitions);
+    context.putDataset(out, context.session().createDataset(combined.rdd(), TranslationContext.encoder(out)));
   }
 }

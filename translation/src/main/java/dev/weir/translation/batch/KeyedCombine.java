@@ -1,0 +1,213 @@
+package dev.weir.translation.batch;
+
+import dev.weir.translation.StepFailure;
+import java.io.Serializable;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.util.CoderUtils;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.spark.HashPartitioner;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.function.FlatMapFunction;
+import org.apache.spark.api.java.function.PairFlatMapFunction;
+import scala.Tuple2;
+
+/**
+ * A non-merging {@code Combine.PerKey} on Spark partitions: each input partition adds its
+ * elements into one Beam accumulator per (key, window), held decoded in a hash map (so an update
+ * costs no encoding), and sends each accumulator once, Beam-encoded, through one shuffle; the
+ * receiving partition sorts them by (key, window), so equal ones arrive together, and merges
+ * them one (key, window) at a time. Memory stays bounded on both sides: the map is sent on
+ * whenever it holds {@value #MAP_SIDE_ENTRIES} accumulators, and the sort is Spark's, which
+ * spills. The combining itself is {@link CombineAggregator}'s.
+ *
+ * <p>Spark SQL's aggregation of a typed {@code Aggregator} does the same in principle, but it
+ * falls back to sorting and re-encoding buffers past 128 keys a task, and it decodes each
+ * element once more for the grouping key and once for the aggregation.
+ */
+final class KeyedCombine {
+  /** The most accumulators a partition holds before it sends them on. */
+  static final int MAP_SIDE_ENTRIES = 100_000;
+
+  private KeyedCombine() {}
+
+  /** Everything the partitions need. */
+  static final class Spec implements Serializable {
+    final CombineAggregator aggregator;
+    final Coder<Object> keyCoder;
+    final Coder<BoundedWindow> windowCoder;
+    final CombineBuffer.BufferCoder bufferCoder;
+
+    Spec(CombineAggregator aggregator, Coder<Object> keyCoder, Coder<BoundedWindow> windowCoder,
+        CombineBuffer.BufferCoder bufferCoder) {
+      this.aggregator = aggregator;
+      this.keyCoder = keyCoder;
+      this.windowCoder = windowCoder;
+      this.bufferCoder = bufferCoder;
+    }
+  }
+
+  static JavaRDD<WindowedValue<KV<Object, Object>>> combine(
+      JavaRDD<WindowedValue<KV<Object, Object>>> input, Spec spec, int partitions) {
+    return input
+        .mapPartitionsToPair(new MapSide(spec))
+        .repartitionAndSortWithinPartitions(new HashPartitioner(partitions))
+        .mapPartitions(new ReduceSide(spec));
+  }
+
+  /** A (key, window) as the bytes of their Beam encodings; ordered, so that a sort groups them. */
+  static final class KeyBytes implements Serializable, Comparable<KeyBytes> {
+    final byte[] bytes;
+    private final int hash;
+
+    KeyBytes(byte[] bytes) {
+      this.bytes = bytes;
+      this.hash = Arrays.hashCode(bytes);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof KeyBytes && Arrays.equals(bytes, ((KeyBytes) o).bytes);
+    }
+
+    @Override
+    public int hashCode() {
+      return hash;
+    }
+
+    @Override
+    public int compareTo(KeyBytes other) {
+      return Arrays.compareUnsigned(bytes, other.bytes);
+    }
+  }
+
+  /** Adds a partition's elements into accumulators; sends each on, encoded, when the map is full or the input ends. */
+  private static final class MapSide
+      implements PairFlatMapFunction<Iterator<WindowedValue<KV<Object, Object>>>, KeyBytes, byte[]> {
+    private final Spec spec;
+
+    MapSide(Spec spec) {
+      this.spec = spec;
+    }
+
+    @Override
+    public Iterator<Tuple2<KeyBytes, byte[]>> call(Iterator<WindowedValue<KV<Object, Object>>> input) {
+      return new Iterator<>() {
+        final Map<KeyBytes, CombineBuffer> buffers = new HashMap<>();
+        Iterator<Map.Entry<KeyBytes, CombineBuffer>> sending;
+
+        @Override
+        public boolean hasNext() {
+          if (sending != null && sending.hasNext()) {
+            return true;
+          }
+          buffers.clear();
+          sending = null;
+          while (input.hasNext() && buffers.size() < MAP_SIDE_ENTRIES) {
+            add(input.next());
+          }
+          if (buffers.isEmpty()) {
+            return false;
+          }
+          sending = buffers.entrySet().iterator();
+          return true;
+        }
+
+        @Override
+        public Tuple2<KeyBytes, byte[]> next() {
+          if (!hasNext()) {
+            throw new NoSuchElementException();
+          }
+          Map.Entry<KeyBytes, CombineBuffer> e = sending.next();
+          try {
+            return new Tuple2<>(e.getKey(), CoderUtils.encodeToByteArray(spec.bufferCoder, e.getValue()));
+          } catch (Exception ex) {
+            throw new StepFailure(spec.aggregator.stepName(), ex);
+          }
+        }
+
+        @SuppressWarnings("unchecked")
+        private void add(WindowedValue<KV<Object, Object>> element) {
+          Iterable<WindowedValue<KV<Object, Object>>> singles = element.getWindows().size() == 1
+              ? java.util.List.of(element)
+              : (Iterable<WindowedValue<KV<Object, Object>>>) (Iterable<?>) element.explodeWindows();
+          for (WindowedValue<KV<Object, Object>> single : singles) {
+            KeyBytes key = keyOf(single);
+            CombineBuffer buffer = buffers.get(key);
+            if (buffer == null) {
+              buffer = spec.aggregator.zero();
+              buffers.put(key, buffer);
+            }
+            spec.aggregator.reduce(buffer, single);
+          }
+        }
+
+        private KeyBytes keyOf(WindowedValue<KV<Object, Object>> single) {
+          try {
+            org.apache.beam.sdk.util.ExposedByteArrayOutputStream bytes = new org.apache.beam.sdk.util.ExposedByteArrayOutputStream();
+            spec.keyCoder.encode(single.getValue().getKey(), bytes);
+            spec.windowCoder.encode(single.getWindows().iterator().next(), bytes);
+            return new KeyBytes(bytes.toByteArray());
+          } catch (Exception e) {
+            throw new StepFailure(spec.aggregator.stepName(), e);
+          }
+        }
+      };
+    }
+  }
+
+  /** Merges the accumulators of each (key, window), which arrive one after the other, and extracts the outputs. */
+  private static final class ReduceSide
+      implements FlatMapFunction<Iterator<Tuple2<KeyBytes, byte[]>>, WindowedValue<KV<Object, Object>>> {
+    private final Spec spec;
+
+    ReduceSide(Spec spec) {
+      this.spec = spec;
+    }
+
+    @Override
+    public Iterator<WindowedValue<KV<Object, Object>>> call(Iterator<Tuple2<KeyBytes, byte[]>> sorted) {
+      return new Iterator<>() {
+        Tuple2<KeyBytes, byte[]> pending = sorted.hasNext() ? sorted.next() : null;
+
+        @Override
+        public boolean hasNext() {
+          return pending != null;
+        }
+
+        @Override
+        public WindowedValue<KV<Object, Object>> next() {
+          if (pending == null) {
+            throw new NoSuchElementException();
+          }
+          KeyBytes key = pending._1();
+          CombineBuffer merged = decode(pending._2());
+          pending = null;
+          while (sorted.hasNext()) {
+            Tuple2<KeyBytes, byte[]> next = sorted.next();
+            if (!next._1().equals(key)) {
+              pending = next;
+              break;
+            }
+            merged = spec.aggregator.merge(merged, decode(next._2()));
+          }
+          return spec.aggregator.finish(merged);
+        }
+
+        private CombineBuffer decode(byte[] bytes) {
+          try {
+            return CoderUtils.decodeFromByteArray(spec.bufferCoder, bytes);
+          } catch (Exception e) {
+            throw new StepFailure(spec.aggregator.stepName(), e);
+          }
+        }
+      };
+    }
+  }
+}
