@@ -85,7 +85,7 @@ public final class CombinePerKeyTranslator implements TransformTranslator<Combin
     JavaRDD<WindowedValue<KV<Object, Object>>> combined =
         KeyedCombine.combine(
             context.dataset(input).toJavaRDD(),
-            new KeyedCombine.Spec(aggregator, kvCoder.getKeyCoder(), windowCoder, bufferCoder),
+            new KeyedCombine.Spec(aggregator, kvCoder.getKeyCoder(), windowCoder, bufferCoder, KeyedCombine.MAP_SIDE_ENTRIES),
             partitions);
     context.putDataset(out, context.session().createDataset(combined.rdd(), TranslationContext.encoder(out)));
   }

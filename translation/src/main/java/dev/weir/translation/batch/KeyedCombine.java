@@ -24,8 +24,8 @@ import scala.Tuple2;
  * costs no encoding), and sends each accumulator once, Beam-encoded, through one shuffle; the
  * receiving partition sorts them by (key, window), so equal ones arrive together, and merges
  * them one (key, window) at a time. Memory stays bounded on both sides: the map is sent on
- * whenever it holds {@value #MAP_SIDE_ENTRIES} accumulators, and the sort is Spark's, which
- * spills. The combining itself is {@link CombineAggregator}'s.
+ * whenever it holds {@value #MAP_SIDE_ENTRIES} accumulators (by default), and the sort is
+ * Spark's, which spills. The combining itself is {@link CombineAggregator}'s.
  *
  * <p>Spark SQL's aggregation of a typed {@code Aggregator} does the same in principle, but it
  * falls back to sorting and re-encoding buffers past 128 keys a task, and it decodes each
@@ -43,13 +43,15 @@ final class KeyedCombine {
     final Coder<Object> keyCoder;
     final Coder<BoundedWindow> windowCoder;
     final CombineBuffer.BufferCoder bufferCoder;
+    final int mapSideEntries;
 
     Spec(CombineAggregator aggregator, Coder<Object> keyCoder, Coder<BoundedWindow> windowCoder,
-        CombineBuffer.BufferCoder bufferCoder) {
+        CombineBuffer.BufferCoder bufferCoder, int mapSideEntries) {
       this.aggregator = aggregator;
       this.keyCoder = keyCoder;
       this.windowCoder = windowCoder;
       this.bufferCoder = bufferCoder;
+      this.mapSideEntries = mapSideEntries;
     }
   }
 
@@ -109,7 +111,7 @@ final class KeyedCombine {
           }
           buffers.clear();
           sending = null;
-          while (input.hasNext() && buffers.size() < MAP_SIDE_ENTRIES) {
+          while (input.hasNext() && buffers.size() < spec.mapSideEntries) {
             add(input.next());
           }
           if (buffers.isEmpty()) {

@@ -2,9 +2,28 @@ package dev.weir.translation.batch;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.lessThan;
 import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.nullValue;
 
 import dev.weir.translation.TestSpark;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.beam.runners.core.construction.SerializablePipelineOptions;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
+import org.apache.beam.sdk.transforms.windowing.TimestampCombiner;
+import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.beam.sdk.values.WindowedValues;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.CoderRegistry;
@@ -36,16 +55,85 @@ class CombinePerKeyTranslatorTest implements java.io.Serializable {
     assertThat(plan, containsString("Sum -> CombinePerKeyTranslator"));
   }
 
+  /**
+   * 10,000 elements of 3 keys: each input partition sends one accumulator per key through the
+   * shuffle, not one record per element.
+   */
   @Test
-  void sparkAggregatesMapSideBeforeTheShuffle() {
+  void eachPartitionShufflesOneAccumulatorPerKey() throws Exception {
     Pipeline p = TestSpark.pipeline();
-    TestInputs.keyed(p).apply(Sum.integersPerKey());
-    TestSpark.drainPlans();
+    List<KV<String, Integer>> input = new ArrayList<>();
+    for (int i = 0; i < 10_000; i++) {
+      input.add(KV.of("k" + (i % 3), 1));
+    }
+    PCollection<KV<String, Integer>> sums = p.apply(Create.of(input)).apply(Sum.integersPerKey());
+    PAssert.that(sums).containsInAnyOrder(KV.of("k0", 3334), KV.of("k1", 3333), KV.of("k2", 3333));
+    ShuffleRecords records = ShuffleRecords.watch();
     TestSpark.run(p);
-    // Spark's plan aggregates partially before the exchange and merges after it.
-    String plan = String.join("\n", TestSpark.drainPlans());
-    assertThat(plan, containsString("partial_combineaggregator"));
-    assertThat(plan, containsString("Exchange hashpartitioning"));
+    // The assertion's own grouping shuffles too, a few records; element by element would be 10,000.
+    assertThat(records.writtenByMapTasks(), lessThan(100L));
+  }
+
+  /** With room for 2 accumulators a partition sends them on every 2 keys; the sums stay right. */
+  @Test
+  void aFullMapIsSentOnAndMergedAfterTheShuffle() {
+    List<Integer> numbers = new ArrayList<>();
+    for (int i = 0; i < 600; i++) {
+      numbers.add(i);
+    }
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    Coder<Object> keyCoder = (Coder) StringUtf8Coder.of();
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    Coder<BoundedWindow> windowCoder = (Coder) GlobalWindow.Coder.INSTANCE;
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    Coder<Object> accumulatorCoder = (Coder) Sum.ofIntegers().getAccumulatorCoder(CoderRegistry.createDefault(), VarIntCoder.of());
+    CombineBuffer.BufferCoder bufferCoder = new CombineBuffer.BufferCoder(keyCoder, windowCoder, accumulatorCoder);
+    CombineAggregator aggregator = new CombineAggregator("Sum", Sum.ofIntegers(),
+        new SerializablePipelineOptions(PipelineOptionsFactory.create()), TimestampCombiner.END_OF_WINDOW, bufferCoder, null);
+    List<String> out = KeyedCombine.combine(
+            JavaSparkContext.fromSparkContext(TestSpark.session().sparkContext()).parallelize(numbers, 3)
+                .map(i -> WindowedValues.valueInGlobalWindow(KV.of((Object) ("k" + (i % 50)), (Object) i))),
+            new KeyedCombine.Spec(aggregator, keyCoder, windowCoder, bufferCoder, 2), 2)
+        .map(kv -> kv.getValue().getKey() + "=" + kv.getValue().getValue())
+        .collect();
+    Map<String, Integer> sums = new HashMap<>();
+    for (String kv : out) {
+      String[] parts = kv.split("=");
+      assertThat("one output per key", sums.put(parts[0], Integer.parseInt(parts[1])), nullValue());
+    }
+    Map<String, Integer> expected = new HashMap<>();
+    for (int k = 0; k < 50; k++) {
+      int sum = 0;
+      for (int i = k; i < 600; i += 50) {
+        sum += i;
+      }
+      expected.put("k" + k, sum);
+    }
+    assertThat(sums, equalTo(expected));
+  }
+
+  /** Shuffle records written by the map tasks of the jobs run while watching. */
+  static final class ShuffleRecords extends SparkListener {
+    private final AtomicLong written = new AtomicLong();
+
+    static ShuffleRecords watch() {
+      ShuffleRecords records = new ShuffleRecords();
+      TestSpark.session().sparkContext().addSparkListener(records);
+      return records;
+    }
+
+    @Override
+    public void onTaskEnd(SparkListenerTaskEnd end) {
+      if (end.taskMetrics() != null) {
+        written.addAndGet(end.taskMetrics().shuffleWriteMetrics().recordsWritten());
+      }
+    }
+
+    long writtenByMapTasks() throws java.util.concurrent.TimeoutException {
+      TestSpark.session().sparkContext().listenerBus().waitUntilEmpty(60_000);
+      TestSpark.session().sparkContext().removeSparkListener(this);
+      return written.get();
+    }
   }
 
   @Test
