@@ -73,19 +73,13 @@ public final class CombinePerKeyTranslator implements TransformTranslator<Combin
     }
     CombineBuffer.BufferCoder bufferCoder =
         new CombineBuffer.BufferCoder(kvCoder.getKeyCoder(), windowCoder, accumulatorCoder);
-    CombineAggregator aggregator =
-        new CombineAggregator(
-            context.stepName(),
-            transform.getFn(),
-            context.options(),
-            strategy.getTimestampCombiner(),
-            bufferCoder,
-            TranslationContext.encoder(out));
+    KeyWindowCombiner combiner =
+        new KeyWindowCombiner(context.stepName(), transform.getFn(), context.options(), strategy.getTimestampCombiner());
     int partitions = Integer.parseInt(context.session().conf().get("spark.sql.shuffle.partitions"));
     JavaRDD<WindowedValue<KV<Object, Object>>> combined =
         KeyedCombine.combine(
             context.dataset(input).toJavaRDD(),
-            new KeyedCombine.Spec(aggregator, kvCoder.getKeyCoder(), windowCoder, bufferCoder, KeyedCombine.MAP_SIDE_ENTRIES),
+            new KeyedCombine.Spec(combiner, kvCoder.getKeyCoder(), windowCoder, bufferCoder, KeyedCombine.MAP_SIDE_ENTRIES),
             partitions);
     context.putDataset(out, context.session().createDataset(combined.rdd(), TranslationContext.encoder(out)));
   }

@@ -1,6 +1,5 @@
 package dev.weir.translation.batch;
 
-import dev.weir.encoders.CoderEncoders;
 import dev.weir.translation.StepFailure;
 import java.util.List;
 import org.apache.beam.runners.core.construction.SerializablePipelineOptions;
@@ -16,41 +15,29 @@ import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.beam.sdk.values.WindowedValues;
-import org.apache.spark.sql.Encoder;
-import org.apache.spark.sql.expressions.Aggregator;
 import org.joda.time.Instant;
 
 /**
- * A Beam {@code CombineFn} as a Spark {@link Aggregator} over the elements of one (key, window).
- * Spark runs it map-side first (partial aggregation into Beam accumulators), shuffles the
- * accumulators and merges them, so only one accumulator per key, window and partition crosses
- * the network. Works for {@code CombineFnWithContext} without side inputs: the context gives
- * the pipeline options.
+ * A Beam {@code CombineFn} over the elements of one (key, window), in the shape of a partial
+ * aggregation: an empty buffer, an element added, two buffers merged, the output extracted with
+ * its window, timestamp and pane ({@link KeyedCombine} runs it on both sides of its shuffle).
+ * Works for {@code CombineFnWithContext} without side inputs: the context gives the pipeline
+ * options.
  */
-final class CombineAggregator
-    extends Aggregator<WindowedValue<KV<Object, Object>>, CombineBuffer, WindowedValue<KV<Object, Object>>> {
+final class KeyWindowCombiner implements java.io.Serializable {
   private final String stepName;
   private final CombineFnWithContext<Object, Object, Object> fn;
   private final SerializablePipelineOptions options;
   private final TimestampCombiner timestampCombiner;
-  private final CombineBuffer.BufferCoder bufferCoder;
-  private final Encoder<WindowedValue<KV<Object, Object>>> outputEncoder;
   private transient CombineWithContext.Context context;
 
   @SuppressWarnings("unchecked")
-  CombineAggregator(
-      String stepName,
-      GlobalCombineFn<?, ?, ?> fn,
-      SerializablePipelineOptions options,
-      TimestampCombiner timestampCombiner,
-      CombineBuffer.BufferCoder bufferCoder,
-      Encoder<WindowedValue<KV<Object, Object>>> outputEncoder) {
+  KeyWindowCombiner(
+      String stepName, GlobalCombineFn<?, ?, ?> fn, SerializablePipelineOptions options, TimestampCombiner timestampCombiner) {
     this.stepName = stepName;
     this.fn = (CombineFnWithContext<Object, Object, Object>) CombineFnUtil.toFnWithContext(fn);
     this.options = options;
     this.timestampCombiner = timestampCombiner;
-    this.bufferCoder = bufferCoder;
-    this.outputEncoder = outputEncoder;
   }
 
   String stepName() {
@@ -76,13 +63,11 @@ final class CombineAggregator
     return context;
   }
 
-  @Override
-  public CombineBuffer zero() {
+  CombineBuffer zero() {
     return new CombineBuffer();
   }
 
-  @Override
-  public CombineBuffer reduce(CombineBuffer buffer, WindowedValue<KV<Object, Object>> element) {
+  CombineBuffer reduce(CombineBuffer buffer, WindowedValue<KV<Object, Object>> element) {
     try {
       BoundedWindow window = element.getWindows().iterator().next();
       Object accumulator = buffer.accumulator;
@@ -100,8 +85,7 @@ final class CombineAggregator
     }
   }
 
-  @Override
-  public CombineBuffer merge(CombineBuffer a, CombineBuffer b) {
+  CombineBuffer merge(CombineBuffer a, CombineBuffer b) {
     if (b.isEmpty()) {
       return a;
     }
@@ -117,8 +101,7 @@ final class CombineAggregator
     }
   }
 
-  @Override
-  public WindowedValue<KV<Object, Object>> finish(CombineBuffer buffer) {
+  WindowedValue<KV<Object, Object>> finish(CombineBuffer buffer) {
     try {
       Object output = fn.extractOutput(buffer.accumulator, context());
       return WindowedValues.of(
@@ -129,15 +112,5 @@ final class CombineAggregator
     } catch (RuntimeException e) {
       throw new StepFailure(stepName, e);
     }
-  }
-
-  @Override
-  public Encoder<CombineBuffer> bufferEncoder() {
-    return CoderEncoders.of(bufferCoder);
-  }
-
-  @Override
-  public Encoder<WindowedValue<KV<Object, Object>>> outputEncoder() {
-    return outputEncoder;
   }
 }

@@ -25,7 +25,7 @@ import scala.Tuple2;
  * receiving partition sorts them by (key, window), so equal ones arrive together, and merges
  * them one (key, window) at a time. Memory stays bounded on both sides: the map is sent on
  * whenever it holds {@value #MAP_SIDE_ENTRIES} accumulators (by default), and the sort is
- * Spark's, which spills. The combining itself is {@link CombineAggregator}'s.
+ * Spark's, which spills. The combining itself is {@link KeyWindowCombiner}'s.
  *
  * <p>Spark SQL's aggregation of a typed {@code Aggregator} does the same in principle, but it
  * falls back to sorting and re-encoding buffers past 128 keys a task, and it decodes each
@@ -39,15 +39,15 @@ final class KeyedCombine {
 
   /** Everything the partitions need. */
   static final class Spec implements Serializable {
-    final CombineAggregator aggregator;
+    final KeyWindowCombiner combiner;
     final Coder<Object> keyCoder;
     final Coder<BoundedWindow> windowCoder;
     final CombineBuffer.BufferCoder bufferCoder;
     final int mapSideEntries;
 
-    Spec(CombineAggregator aggregator, Coder<Object> keyCoder, Coder<BoundedWindow> windowCoder,
+    Spec(KeyWindowCombiner combiner, Coder<Object> keyCoder, Coder<BoundedWindow> windowCoder,
         CombineBuffer.BufferCoder bufferCoder, int mapSideEntries) {
-      this.aggregator = aggregator;
+      this.combiner = combiner;
       this.keyCoder = keyCoder;
       this.windowCoder = windowCoder;
       this.bufferCoder = bufferCoder;
@@ -130,7 +130,7 @@ final class KeyedCombine {
           try {
             return new Tuple2<>(e.getKey(), CoderUtils.encodeToByteArray(spec.bufferCoder, e.getValue()));
           } catch (Exception ex) {
-            throw new StepFailure(spec.aggregator.stepName(), ex);
+            throw new StepFailure(spec.combiner.stepName(), ex);
           }
         }
 
@@ -143,10 +143,10 @@ final class KeyedCombine {
             KeyBytes key = keyOf(single);
             CombineBuffer buffer = buffers.get(key);
             if (buffer == null) {
-              buffer = spec.aggregator.zero();
+              buffer = spec.combiner.zero();
               buffers.put(key, buffer);
             }
-            spec.aggregator.reduce(buffer, single);
+            spec.combiner.reduce(buffer, single);
           }
         }
 
@@ -157,7 +157,7 @@ final class KeyedCombine {
             spec.windowCoder.encode(single.getWindows().iterator().next(), bytes);
             return new KeyBytes(bytes.toByteArray());
           } catch (Exception e) {
-            throw new StepFailure(spec.aggregator.stepName(), e);
+            throw new StepFailure(spec.combiner.stepName(), e);
           }
         }
       };
@@ -197,16 +197,16 @@ final class KeyedCombine {
               pending = next;
               break;
             }
-            merged = spec.aggregator.merge(merged, decode(next._2()));
+            merged = spec.combiner.merge(merged, decode(next._2()));
           }
-          return spec.aggregator.finish(merged);
+          return spec.combiner.finish(merged);
         }
 
         private CombineBuffer decode(byte[] bytes) {
           try {
             return CoderUtils.decodeFromByteArray(spec.bufferCoder, bytes);
           } catch (Exception e) {
-            throw new StepFailure(spec.aggregator.stepName(), e);
+            throw new StepFailure(spec.combiner.stepName(), e);
           }
         }
       };

@@ -46,7 +46,7 @@ import org.junit.jupiter.api.Test;
 class CombinePerKeyTranslatorTest implements java.io.Serializable {
 
   @Test
-  void sumsPerKeyAndWindowAsOneAggregator() {
+  void sumsPerKeyAndWindowInOneTranslatedStep() {
     Pipeline p = TestSpark.pipeline();
     PCollection<KV<String, Integer>> sums =
         TestInputs.keyed(p).apply(Window.into(FixedWindows.of(Duration.millis(10)))).apply("Sum", Sum.integersPerKey());
@@ -88,12 +88,12 @@ class CombinePerKeyTranslatorTest implements java.io.Serializable {
     @SuppressWarnings({"unchecked", "rawtypes"})
     Coder<Object> accumulatorCoder = (Coder) Sum.ofIntegers().getAccumulatorCoder(CoderRegistry.createDefault(), VarIntCoder.of());
     CombineBuffer.BufferCoder bufferCoder = new CombineBuffer.BufferCoder(keyCoder, windowCoder, accumulatorCoder);
-    CombineAggregator aggregator = new CombineAggregator("Sum", Sum.ofIntegers(),
-        new SerializablePipelineOptions(PipelineOptionsFactory.create()), TimestampCombiner.END_OF_WINDOW, bufferCoder, null);
+    KeyWindowCombiner combiner = new KeyWindowCombiner("Sum", Sum.ofIntegers(),
+        new SerializablePipelineOptions(PipelineOptionsFactory.create()), TimestampCombiner.END_OF_WINDOW);
     List<String> out = KeyedCombine.combine(
             JavaSparkContext.fromSparkContext(TestSpark.session().sparkContext()).parallelize(numbers, 3)
                 .map(i -> WindowedValues.valueInGlobalWindow(KV.of((Object) ("k" + (i % 50)), (Object) i))),
-            new KeyedCombine.Spec(aggregator, keyCoder, windowCoder, bufferCoder, 2), 2)
+            new KeyedCombine.Spec(combiner, keyCoder, windowCoder, bufferCoder, 2), 2)
         .map(kv -> kv.getValue().getKey() + "=" + kv.getValue().getValue())
         .collect();
     Map<String, Integer> sums = new HashMap<>();
