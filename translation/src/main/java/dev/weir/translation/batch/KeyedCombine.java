@@ -102,6 +102,9 @@ final class KeyedCombine {
     public Iterator<Tuple2<KeyBytes, byte[]>> call(Iterator<WindowedValue<KV<Object, Object>>> input) {
       return new Iterator<>() {
         final Map<KeyBytes, CombineBuffer> buffers = new HashMap<>();
+        /** The same (key, window) bytes as the GroupByKey translation groups by. */
+        final GroupByKeyTranslator.GroupingKey groupingKey =
+            new GroupByKeyTranslator.GroupingKey(spec.keyCoder, spec.windowCoder);
         Iterator<Map.Entry<KeyBytes, CombineBuffer>> sending;
 
         @Override
@@ -152,10 +155,7 @@ final class KeyedCombine {
 
         private KeyBytes keyOf(WindowedValue<KV<Object, Object>> single) {
           try {
-            org.apache.beam.sdk.util.ExposedByteArrayOutputStream bytes = new org.apache.beam.sdk.util.ExposedByteArrayOutputStream();
-            spec.keyCoder.encode(single.getValue().getKey(), bytes);
-            spec.windowCoder.encode(single.getWindows().iterator().next(), bytes);
-            return new KeyBytes(bytes.toByteArray());
+            return new KeyBytes(groupingKey.call(single));
           } catch (Exception e) {
             throw new StepFailure(spec.combiner.stepName(), e);
           }
