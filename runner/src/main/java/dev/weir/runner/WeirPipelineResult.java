@@ -129,9 +129,25 @@ public final class WeirPipelineResult implements PipelineResult {
    * After a failed job Spark kills its remaining tasks, but they stop on their own threads a
    * little later: user code (a DoFn's teardown, say) may still run. A failed pipeline reports
    * its failure only once they are gone, or after 30 s, so that nothing of it runs afterwards.
+   *
+   * <p>The running tasks are counted in Spark's status store, which its listener bus fills
+   * asynchronously, and Spark fails the job before it posts the job's end. So the bus is drained
+   * first: every task launched before the failure has had its start event posted by then (the
+   * scheduler posts it before it handles the failure), and once drained the store counts it.
+   * Without that, a store lagging behind reads 0 while a killed task is still about to tear down
+   * its DoFn (seen as Beam's ParDoLifecycleTest finding a DoFn torn down in the next test).
    */
   private static void awaitKilledTasks(SparkContext sparkContext) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    try {
+      // The bus is Spark-internal (private[spark] in Scala, public to Java); it has no public
+      // way to know that the store has caught up.
+      sparkContext.listenerBus().waitUntilEmpty(TimeUnit.SECONDS.toMillis(10));
+    } catch (TimeoutException e) {
+      LOG.warn("Spark's listener bus did not drain in 10 s; counting running tasks anyway");
+    } catch (RuntimeException e) {
+      LOG.debug("Spark's listener bus could not be drained", e);
+    }
     while (System.nanoTime() < deadline) {
       int running = 0;
       for (SparkExecutorInfo executor : sparkContext.statusTracker().getExecutorInfos()) {

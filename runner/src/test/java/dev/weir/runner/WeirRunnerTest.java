@@ -10,6 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.spark.SparkContext;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.io.GenerateSequence;
@@ -173,6 +178,81 @@ class WeirRunnerTest {
     PipelineResult result = p.run();
     assertThat(result.waitUntilFinish(), equalTo(PipelineResult.State.DONE));
     assertThat(result.getState(), equalTo(PipelineResult.State.DONE));
+  }
+
+  /**
+   * When a task fails, Spark fails the job at once and kills the job's other tasks, which stop
+   * a little later. A failed run must not return before they have, or their DoFns' teardowns
+   * run into whatever the caller does next. Spark's status store, which counts running tasks,
+   * is filled asynchronously: here it is held back for 2 s at the job's start, so that it has
+   * not seen the slow task start when the job fails.
+   */
+  @Test
+  void failedRunReturnsOnlyOnceTheKilledTasksHaveTornDownTheirDoFns() {
+    WeirPipelineOptions options = Pipelines.options();
+    SparkContext sc = SparkSessions.getOrCreate(options).sparkContext();
+    AtomicBoolean holdBack = new AtomicBoolean(true);
+    SparkListener lag =
+        new SparkListener() {
+          @Override
+          public void onJobStart(SparkListenerJobStart jobStart) {
+            if (holdBack.compareAndSet(true, false)) {
+              spin(2_000);
+            }
+          }
+        };
+    // The status queue delivers each event to its listeners in turn, the store first: this
+    // one delays every event after the job's start.
+    sc.listenerBus().addToStatusQueue(lag);
+    FailsBesideASlowTask.setUp = new AtomicInteger();
+    FailsBesideASlowTask.tornDown = new AtomicInteger();
+    FailsBesideASlowTask.slowStarted = new CountDownLatch(1);
+    try {
+      Pipeline p = Pipelines.create();
+      p.apply(Create.of(1, 2)).apply("FailBesideSlow", ParDo.of(new FailsBesideASlowTask()));
+      Pipeline.PipelineExecutionException e = assertThrows(Pipeline.PipelineExecutionException.class, p::run);
+      assertThat(e.getMessage(), containsString("fails while element 2 runs"));
+      assertThat("a bundle per element", FailsBesideASlowTask.setUp.get(), equalTo(2));
+      assertThat("DoFns torn down when the run returned", FailsBesideASlowTask.tornDown.get(), equalTo(2));
+    } finally {
+      sc.listenerBus().removeListener(lag);
+    }
+  }
+
+  /** Waits without sleeping, so that an interrupt from Spark's task kill does not cut it short. */
+  private static void spin(long millis) {
+    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    while (System.nanoTime() < end) {
+      Thread.onSpinWait();
+    }
+  }
+
+  /** Element 1 fails once element 2 runs; element 2 runs until its task is killed. */
+  static final class FailsBesideASlowTask extends DoFn<Integer, Integer> {
+    static AtomicInteger setUp;
+    static AtomicInteger tornDown;
+    static CountDownLatch slowStarted;
+
+    @Setup
+    public void setUp() {
+      setUp.incrementAndGet();
+    }
+
+    @ProcessElement
+    public void process(@Element Integer x) throws InterruptedException {
+      if (x == 1) {
+        slowStarted.await(30, TimeUnit.SECONDS);
+        throw new IllegalStateException("fails while element 2 runs");
+      }
+      slowStarted.countDown();
+      Thread.sleep(30_000);
+    }
+
+    @Teardown
+    public void tearDown() {
+      spin(300);
+      tornDown.incrementAndGet();
+    }
   }
 
   /** A primitive no runner knows: its output is produced by nothing but itself. */
