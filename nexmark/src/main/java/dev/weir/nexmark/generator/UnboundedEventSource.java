@@ -24,7 +24,7 @@ import org.joda.time.Instant;
 
 /**
  * The event stream as an unbounded source, for streaming runs: the same blocks of events as
- * {@link BoundedEventSource}, one split per block. Events arrive in order of event time, except
+ * {@link BoundedEventSource}, dealt to the splits asked for. Events arrive in order of event time, except
  * that an event may be delayed ({@code probDelayedEvent}, up to {@code occasionalDelaySec}) and
  * arrive after later ones; the watermark (the least event time still to come) waits for it, so
  * it is never late. With {@code rateLimited} events arrive at their rate in wall-clock time. The
@@ -44,11 +44,25 @@ public final class UnboundedEventSource extends UnboundedSource<Event, Unbounded
     return new UnboundedEventSource(config, BoundedEventSource.of(config).blocks());
   }
 
+  /**
+   * At most {@code desiredNumSplits} splits, each with its share of the blocks (dealt round
+   * robin), whose reader hands their events out merged by arrival time. One split per block
+   * would be a hundred readers: a runner reading each split in a task of its own per epoch (Spark)
+   * would spend most of a rate-limited epoch waiting in turn on readers with nothing due.
+   */
   @Override
   public List<UnboundedEventSource> split(int desiredNumSplits, PipelineOptions options) {
+    int n = Math.max(1, Math.min(desiredNumSplits, blocks.size()));
+    List<List<long[]>> shares = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      shares.add(new ArrayList<>());
+    }
+    for (int i = 0; i < blocks.size(); i++) {
+      shares.get(i % n).add(blocks.get(i));
+    }
     List<UnboundedEventSource> splits = new ArrayList<>();
-    for (long[] block : blocks) {
-      splits.add(new UnboundedEventSource(config, List.of(block)));
+    for (List<long[]> share : shares) {
+      splits.add(new UnboundedEventSource(config, share));
     }
     return splits;
   }

@@ -3,6 +3,7 @@ package dev.weir.nexmark.generator;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.greaterThan;
+import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.lessThanOrEqualTo;
 
@@ -106,6 +107,40 @@ class UnboundedEventSourceTest {
       }
     }
     assertThat(resumed, equalTo(whole));
+  }
+
+  /**
+   * Three splits asked for, three given; between them every event of the unsplit source once,
+   * each split in time order.
+   */
+  @Test
+  void splitsShareTheBlocksAndTogetherReadTheWholeStream() throws Exception {
+    NexmarkConfig config = config(0);
+    config.numEventGenerators = 10;
+    List<UnboundedEventSource> splits = UnboundedEventSource.of(config).split(3, OPTIONS);
+    assertThat(splits.size(), equalTo(3));
+    List<TimestampedValue<Event>> read = new ArrayList<>();
+    for (UnboundedEventSource split : splits) {
+      long latest = Long.MIN_VALUE;
+      try (UnboundedSource.UnboundedReader<Event> reader = split.createReader(OPTIONS, null)) {
+        for (boolean more = reader.start(); more; more = reader.advance()) {
+          assertThat("in time order within a split", reader.getCurrentTimestamp().getMillis(),
+              greaterThanOrEqualTo(latest));
+          latest = reader.getCurrentTimestamp().getMillis();
+          read.add(TimestampedValue.of(reader.getCurrent(), reader.getCurrentTimestamp()));
+        }
+      }
+    }
+    List<TimestampedValue<Event>> whole = new ArrayList<>();
+    try (UnboundedSource.UnboundedReader<Event> reader = UnboundedEventSource.of(config).createReader(OPTIONS, null)) {
+      for (boolean more = reader.start(); more; more = reader.advance()) {
+        whole.add(TimestampedValue.of(reader.getCurrent(), reader.getCurrentTimestamp()));
+      }
+    }
+    assertThat(whole.size(), equalTo(5_000));
+    assertThat(read.size(), equalTo(whole.size()));
+    assertThat(new HashSet<>(read), equalTo(new HashSet<>(whole)));
+    assertThat("no more splits than blocks", UnboundedEventSource.of(config).split(50, OPTIONS).size(), equalTo(10));
   }
 
   @Test
