@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 class NexmarkClusterMeasurement {
   private static final Duration LAUNCH_TIMEOUT = Duration.ofMinutes(8);
   private static final Pattern ROW =
-      Pattern.compile("^\\s*(\\d+)\\s+(\\S+)\\s+(\\S+)\\s+(\\S+)\\s+(\\S+)\\s+(yes|NO|REFUSED)\\s+(\\S+)(?:\\s+(\\S+))?\\s*$");
+      Pattern.compile("^\\s*(\\d+)\\s+(\\S+)\\s+(\\S+)\\s+(\\S+)\\s+(\\S+)\\s+(yes|NO|REFUSED)\\s+(\\S+)(?:\\s+(\\S+)){0,2}\\s*$");
   private static final List<Integer> QUERIES = List.of(0, 1, 2, 3, 5, 8, 11);
 
   @TempDir(cleanup = CleanupMode.ON_SUCCESS)

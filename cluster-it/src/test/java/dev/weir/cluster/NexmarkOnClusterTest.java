@@ -32,9 +32,9 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class NexmarkOnClusterTest extends TwoWorkerClusterTest {
   private static final Duration LAUNCH_TIMEOUT = Duration.ofMinutes(7);
-  /** A row of the launcher's table: query, name, runtime, events/s, results, correct, vs baseline, heap. */
+  /** A row of the launcher's table: query, name, runtime, events/s, results, correct, vs baseline, heap, latency. */
   private static final Pattern ROW =
-      Pattern.compile("^\\s*(\\d+)\\s+(\\S+)\\s+(\\S+)\\s+(\\S+)\\s+(\\S+)\\s+(yes|NO|REFUSED)\\s+(\\S+)(?:\\s+(\\S+))?\\s*$");
+      Pattern.compile("^\\s*(\\d+)\\s+(\\S+)\\s+(\\S+)\\s+(\\S+)\\s+(\\S+)\\s+(yes|NO|REFUSED)\\s+(\\S+)(?:\\s+(\\S+)){0,2}\\s*$");
   /** All of SMOKE: queries 0 to 14. */
   private static final List<Integer> ALL = IntStream.rangeClosed(0, 14).boxed().toList();
 

@@ -1,7 +1,10 @@
 package dev.weir.nexmark;
 
 import dev.weir.nexmark.launcher.Dashboard;
+import dev.weir.nexmark.generator.EventTimeline;
 import dev.weir.nexmark.launcher.HeapWatch;
+import dev.weir.nexmark.launcher.LatencyHistogram;
+import dev.weir.nexmark.launcher.RecordLatency;
 import dev.weir.nexmark.launcher.ResultsHistory;
 import dev.weir.nexmark.launcher.RunRecord;
 import dev.weir.nexmark.model.Event;
@@ -16,8 +19,10 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.apache.beam.sdk.Pipeline;
@@ -32,6 +37,7 @@ import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.TimestampedValue;
 
 /**
  * Runs Nexmark queries on any Beam runner ({@code --runner}), checks each result against the
@@ -48,7 +54,9 @@ import org.apache.beam.sdk.values.PCollection;
  * written with plain Spark ({@link NativeSparkQueries}) and records them as the runner {@value
  * #NATIVE_SPARK}, the reference for what Spark itself does with the same events.
  *
- * <p>Each run records the heap it needed ({@link HeapWatch}).
+ * <p>Each run records the heap it needed ({@link HeapWatch}). A rate-limited streaming run
+ * ({@code --mode=STREAMING --rateLimited=true}) records its outputs' latency too, p50 and p99
+ * from the arrival of the latest event an output depends on to the output ({@link RecordLatency}).
  */
 public final class Launcher {
   private static final String NAMESPACE = "nexmark";
@@ -121,7 +129,7 @@ public final class Launcher {
           // The runner refused the pipeline before running it: nothing to record, and the
           // launch fails, since the query was asked for (unless refusals are allowed).
           System.out.printf(Locale.ROOT, "  REFUSED by %s: %s%n", runner, e.getMessage());
-          table.add(new String[] {String.valueOf(query.number()), query.name(), "-", "-", "-", "REFUSED", "-", "-"});
+          table.add(new String[] {String.valueOf(query.number()), query.name(), "-", "-", "-", "REFUSED", "-", "-", "-"});
           allCorrect &= allowRefused;
           continue;
         } catch (RuntimeException e) {
@@ -131,7 +139,7 @@ public final class Launcher {
           // A peer that accepted the pipeline and then failed it: the comparison goes on
           // without this query, as with a refused one.
           System.out.printf(Locale.ROOT, "  FAILED on %s: %s%n", runner, rootCause(e));
-          table.add(new String[] {String.valueOf(query.number()), query.name(), "-", "-", "-", "FAILED", "-", "-"});
+          table.add(new String[] {String.valueOf(query.number()), query.name(), "-", "-", "-", "FAILED", "-", "-", "-"});
           continue;
         }
         Optional<RunRecord> baseline = history.baseline(runner, mode, query.number(), config.numEvents);
@@ -145,7 +153,8 @@ public final class Launcher {
           run.correct() ? "yes" : "NO",
           baseline.map(b -> String.format(Locale.ROOT, "%+.1f%%", 100 * (run.eventsPerSecond() / b.eventsPerSecond() - 1)))
               .orElse("-"),
-          Dashboard.heapText(run)
+          Dashboard.heapText(run),
+          Dashboard.latencyText(run)
         });
       }
       recorded = history.all();
@@ -189,7 +198,10 @@ public final class Launcher {
       String runId, NativeSparkQueries nativeSpark, HeapWatch heap) {
     // Only the count and hash are kept: the model's results would otherwise stay on the heap
     // the run is measured with.
-    Collection<?> model = ReferenceModels.forQuery(query.number()).expected(NexmarkEvents.inMemory(config), config);
+    List<TimestampedValue<Event>> input = NexmarkEvents.inMemory(config);
+    long lastEventMs = input.stream().mapToLong(e -> e.getTimestamp().getMillis()).max().orElse(Long.MIN_VALUE);
+    Collection<?> model = ReferenceModels.forQuery(query.number()).expected(input, config);
+    input = null;
     long expectedCount = model.size();
     long expectedHash = 0;
     for (Object o : model) {
@@ -210,6 +222,12 @@ public final class Launcher {
     }
     NexmarkOptions options = PipelineOptionsFactory.fromArgs(args).as(NexmarkOptions.class);
     options.setJobName("nexmark-q" + query.number());
+    boolean latency = options.getMode() == NexmarkOptions.Mode.STREAMING && config.rateLimited;
+    if (latency) {
+      // Every reader counts from this start, so that RecordLatency knows each event's arrival.
+      config = config.copy();
+      config.streamStartWallMs = System.currentTimeMillis();
+    }
     Pipeline p = Pipeline.create(options);
     PCollection<Event> events = options.getMode() == NexmarkOptions.Mode.STREAMING
         ? p.apply("Events", NexmarkEvents.unbounded(config))
@@ -217,6 +235,14 @@ public final class Launcher {
     PCollection out = (PCollection) events.apply(query.name(), (PTransform) query.transform(config));
     out = ((NexmarkQuery) query).checked(out);
     out.apply("Results", ParDo.of(new CountResults()));
+    if (latency) {
+      if (options.getLatencyWarmUpSec() < 0) {
+        throw new IllegalArgumentException(
+            "Invalid --latencyWarmUpSec=" + options.getLatencyWarmUpSec() + ": must be 0 or more");
+      }
+      out.apply("Latency", ParDo.of(new RecordLatency(config.streamStartWallMs,
+          EventTimeline.BASE_TIME_MS + options.getLatencyWarmUpSec() * 1000L, lastEventMs)));
+    }
     if (heap != null) {
       heap.start();
     }
@@ -228,8 +254,10 @@ public final class Launcher {
     long liveMb = heap == null ? -1 : heap.liveMb();
     long count = counter(result, "results");
     long hash = counter(result, "resultHash");
+    LatencyHistogram latencies = latency ? LatencyHistogram.of(counters(result, LatencyHistogram.NAMESPACE)) : null;
     return new RunRecord(runId, Instant.now(), commit, runner, mode, query.number(), config.numEvents, runtimeMs,
-        config.numEvents * 1000.0 / runtimeMs, count, count == expectedCount && hash == expectedHash, peakMb, liveMb);
+        config.numEvents * 1000.0 / runtimeMs, count, count == expectedCount && hash == expectedHash, peakMb, liveMb,
+        latencies == null ? -1 : latencies.percentile(0.5), latencies == null ? -1 : latencies.percentile(0.99));
   }
 
   /** The innermost cause, which names what went wrong rather than which layer rethrew it. */
@@ -245,13 +273,29 @@ public final class Launcher {
     for (MetricResult<Long> c : result.metrics()
         .queryMetrics(MetricsFilter.builder().addNameFilter(MetricNameFilter.named(NAMESPACE, name)).build())
         .getCounters()) {
-      try {
-        return c.getCommitted();
-      } catch (UnsupportedOperationException e) {
-        return c.getAttempted();
-      }
+      return value(c);
     }
     return 0;
+  }
+
+  /** Every counter of {@code namespace}, by name. */
+  private static Map<String, Long> counters(PipelineResult result, String namespace) {
+    Map<String, Long> values = new HashMap<>();
+    for (MetricResult<Long> c : result.metrics()
+        .queryMetrics(MetricsFilter.builder().addNameFilter(MetricNameFilter.inNamespace(namespace)).build())
+        .getCounters()) {
+      values.merge(c.getName().getName(), value(c), Long::sum);
+    }
+    return values;
+  }
+
+  /** A counter's committed value, or its attempted one on a runner that commits none. */
+  private static long value(MetricResult<Long> c) {
+    try {
+      return c.getCommitted();
+    } catch (UnsupportedOperationException e) {
+      return c.getAttempted();
+    }
   }
 
   /** Counts the results and adds up their hash codes, which do not depend on their order. */
@@ -267,10 +311,11 @@ public final class Launcher {
   }
 
   private static void printTable(String runner, String mode, List<String[]> rows) {
-    String[] header = {"query", "name", "runtime ms", "events/s", "results", "correct", "vs baseline", "heap MB peak/live"};
+    String[] header = {"query", "name", "runtime ms", "events/s", "results", "correct", "vs baseline", "heap MB peak/live",
+      "latency ms p50/p99"};
     System.out.println();
     System.out.println("Nexmark on " + runner + " (" + mode + ")");
-    String format = "%5s  %-32s %12s %12s %10s %8s %12s %18s%n";
+    String format = "%5s  %-32s %12s %12s %10s %8s %12s %18s %19s%n";
     System.out.printf(format, (Object[]) header);
     for (String[] row : rows) {
       System.out.printf(format, (Object[]) row);

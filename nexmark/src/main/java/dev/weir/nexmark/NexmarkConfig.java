@@ -41,6 +41,12 @@ public final class NexmarkConfig implements Serializable {
   public int sessionGapMinutes = 10;
   /** Unbounded source: hand out each event no earlier than its time after the start, in wall-clock time. */
   public boolean rateLimited = false;
+  /**
+   * Unbounded, rate-limited: the wall-clock time (epoch ms) every reader counts its events' times
+   * from, so that a measurement downstream knows when each event arrived; -1: each reader counts
+   * from its own start.
+   */
+  public long streamStartWallMs = -1;
   /** Unbounded source: the probability that an event arrives late (after later events). */
   public double probDelayedEvent = 0.0;
   /** Unbounded source: the most a delayed event arrives after its event time. */
@@ -80,6 +86,7 @@ public final class NexmarkConfig implements Serializable {
     c.outputPath = outputPath;
     c.maxLogEvents = maxLogEvents;
     c.rateLimited = rateLimited;
+    c.streamStartWallMs = streamStartWallMs;
     c.probDelayedEvent = probDelayedEvent;
     c.occasionalDelaySec = occasionalDelaySec;
     return c;

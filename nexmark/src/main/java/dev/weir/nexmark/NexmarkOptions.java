@@ -93,6 +93,13 @@ public interface NexmarkOptions extends PipelineOptions {
 
   void setRateLimited(boolean value);
 
+  @Description("Streaming, rate-limited: latency is counted for outputs of events after this many seconds of"
+      + " the stream, so that starting the pipeline is not counted (default 2)")
+  @Default.Integer(2)
+  int getLatencyWarmUpSec();
+
+  void setLatencyWarmUpSec(int value);
+
   @Description("Streaming: the probability that an event arrives after later ones (default 0)")
   @Default.Double(0.0)
   double getProbDelayedEvent();

@@ -3,7 +3,9 @@ package dev.weir.nexmark;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.lessThanOrEqualTo;
 
 import dev.weir.nexmark.launcher.ResultsHistory;
 import dev.weir.nexmark.launcher.RunRecord;
@@ -38,6 +40,29 @@ class LauncherTest {
         "data-panel=\"DirectRunner / BATCH\" data-last-run=\"launch-DirectRunner\" data-last-run-queries=\"2\""));
     assertThat(html, containsString(
         "data-panel=\"WeirRunner / BATCH\" data-last-run=\"launch-WeirRunner\" data-last-run-queries=\"2\""));
+  }
+
+  /**
+   * A rate-limited stream (10,000 events/s, 3 s of it) on WeirRunner: query 1's latency is
+   * recorded, from each bid's arrival to its output. No output can wait longer than the whole run,
+   * nor appear before its bid arrived; the first second is the warm-up and not counted.
+   */
+  @Test
+  void aRateLimitedStreamingRunRecordsItsLatency(@TempDir Path dir) throws Exception {
+    String history = "jdbc:h2:" + dir.resolve("history");
+    boolean correct = Launcher.run(new String[] {
+      "--runner=WeirRunner", "--mode=STREAMING", "--rateLimited=true", "--latencyWarmUpSec=1", "--query=1",
+      "--numEvents=30000", "--sparkMaster=local[2]", "--historyUrl=" + history,
+      "--dashboard=" + dir.resolve("dashboard.html")});
+    assertThat("results equal the model", correct, is(true));
+    try (ResultsHistory h = new ResultsHistory(history)) {
+      RunRecord run = h.all().get(0);
+      assertThat("the stream takes its 3 s", run.runtimeMs(), greaterThanOrEqualTo(3_000L));
+      assertThat(run.latencyP50Ms(), greaterThanOrEqualTo(0L));
+      assertThat(run.latencyP99Ms(), greaterThanOrEqualTo(run.latencyP50Ms()));
+      assertThat("no latency beyond the run", run.latencyP99Ms(), lessThanOrEqualTo(run.runtimeMs()));
+    }
+    assertThat(Files.readString(dir.resolve("dashboard.html")), containsString("<th>p99 latency ms over runs</th>"));
   }
 
   /** A query that was asked for and refused by the runner fails the launch, as a wrong one does. */

@@ -199,7 +199,7 @@ public final class UnboundedEventSource extends UnboundedSource<Event, Unbounded
       }
       startWallMs =
           !config.rateLimited ? -1 : checkpoint != null && checkpoint.startWallMs >= 0 ? checkpoint.startWallMs
-              : System.currentTimeMillis();
+              : config.streamStartWallMs >= 0 ? config.streamStartWallMs : System.currentTimeMillis();
     }
 
     @Override
@@ -209,7 +209,7 @@ public final class UnboundedEventSource extends UnboundedSource<Event, Unbounded
 
     /**
      * The next event of any block, by arrival time; when rate limited, only once the wall clock
-     * has reached its arrival time (counted from the first reader's start).
+     * has reached its arrival time (counted from the stream's start, or else the first reader's).
      */
     @Override
     public boolean advance() {

@@ -19,6 +19,9 @@ import java.util.TreeSet;
  * queries that launch recorded in it ({@code data-last-run}, {@code data-last-run-queries}), so
  * that a check of a fresh launch can tell its panels from those an earlier launch left.
  *
+ * <p>A panel whose runs measured latency (rate-limited streaming) draws each query's p99 latency
+ * over those runs as well.
+ *
  * <p>Above the panels, per mode, "Weir vs peers": the latest run id under which WeirRunner and
  * other runners ran, each query's events/s per runner and the ratio WeirRunner / peer (above 1:
  * Weir is faster), with the geometric mean of the ratios per peer. A ratio needs a correct run
@@ -64,11 +67,15 @@ public final class Dashboard {
       long lastRunQueries = panel.getValue().values().stream()
           .filter(series -> series.stream().anyMatch(r -> r.runId().equals(lastRun)))
           .count();
+      boolean latency = panel.getValue().values().stream()
+          .anyMatch(series -> series.stream().anyMatch(r -> r.latencyP99Ms() >= 0));
       html.append("<section class=\"panel\" data-panel=\"").append(escape(panel.getKey()))
           .append("\" data-last-run=\"").append(escape(lastRun))
           .append("\" data-last-run-queries=\"").append(lastRunQueries).append("\">\n<h2>")
           .append(escape(panel.getKey())).append("</h2>\n<table><tr><th>query</th><th>events/s over runs</th>")
-          .append("<th>result count over runs</th><th>last events/s</th><th>last results</th><th>correct</th></tr>\n");
+          .append("<th>result count over runs</th><th>last events/s</th><th>last results</th><th>correct</th>")
+          .append(latency ? "<th>p99 latency ms over runs</th><th>last latency ms p50/p99</th>" : "")
+          .append("</tr>\n");
       for (Map.Entry<Integer, List<RunRecord>> query : panel.getValue().entrySet()) {
         List<RunRecord> series = query.getValue();
         List<Boolean> regressed = new ArrayList<>();
@@ -88,7 +95,13 @@ public final class Dashboard {
             .append("</td><td>")
             .append(chart(series.stream().map(r -> (double) r.results()).toList(), null))
             .append("</td><td>").append(format(last.eventsPerSecond())).append("</td><td>").append(last.results())
-            .append("</td><td").append(last.correct() ? ">yes" : " class=\"bad\">NO").append("</td></tr>\n");
+            .append("</td><td").append(last.correct() ? ">yes" : " class=\"bad\">NO").append("</td>");
+        if (latency) {
+          List<Double> p99 = series.stream().filter(r -> r.latencyP99Ms() >= 0).map(r -> (double) r.latencyP99Ms()).toList();
+          html.append("<td class=\"latency\">").append(p99.isEmpty() ? "-" : chart(p99, null)).append("</td><td>")
+              .append(latencyText(last)).append("</td>");
+        }
+        html.append("</tr>\n");
       }
       html.append("</table>\n</section>\n");
     }
@@ -287,6 +300,11 @@ public final class Dashboard {
       }
       return html.append("</table>\n</section>\n").toString();
     }
+  }
+
+  /** A run's latencies as the tables show them: p50/p99 in ms, "-" for a run without them. */
+  public static String latencyText(RunRecord r) {
+    return r.latencyP99Ms() < 0 ? "-" : r.latencyP50Ms() + "/" + r.latencyP99Ms();
   }
 
   /** A polyline of {@code values} scaled to the chart; regressed points in red. */

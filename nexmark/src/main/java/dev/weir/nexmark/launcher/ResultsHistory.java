@@ -14,7 +14,8 @@ import java.util.Optional;
 /**
  * The history of Nexmark runs in a relational database reached through JDBC: an embedded H2
  * file by default, any server database by URL. One table, created when missing; a table from
- * before run ids or heap figures were recorded gets their columns (its old runs have none).
+ * before run ids, heap figures or latencies were recorded gets their columns (its old runs have
+ * none).
  */
 public final class ResultsHistory implements AutoCloseable {
   private final Connection connection;
@@ -26,11 +27,13 @@ public final class ResultsHistory implements AutoCloseable {
           + "run_time TIMESTAMP NOT NULL, run_commit VARCHAR(64) NOT NULL, runner VARCHAR(128) NOT NULL, "
           + "mode VARCHAR(16) NOT NULL, query INT NOT NULL, events BIGINT NOT NULL, runtime_ms BIGINT NOT NULL, "
           + "events_per_sec DOUBLE PRECISION NOT NULL, results BIGINT NOT NULL, correct BOOLEAN NOT NULL, "
-          + "run_id VARCHAR(64), peak_heap_mb BIGINT, live_heap_mb BIGINT)");
+          + "run_id VARCHAR(64), peak_heap_mb BIGINT, live_heap_mb BIGINT, latency_p50_ms BIGINT, latency_p99_ms BIGINT)");
     }
     addIfMissing("run_id", "VARCHAR(64)");
     addIfMissing("peak_heap_mb", "BIGINT");
     addIfMissing("live_heap_mb", "BIGINT");
+    addIfMissing("latency_p50_ms", "BIGINT");
+    addIfMissing("latency_p99_ms", "BIGINT");
   }
 
   private void addIfMissing(String column, String type) throws SQLException {
@@ -53,8 +56,8 @@ public final class ResultsHistory implements AutoCloseable {
   public void append(RunRecord r) throws SQLException {
     try (PreparedStatement s = connection.prepareStatement(
         "INSERT INTO nexmark_runs (run_time, run_commit, runner, mode, query, events, runtime_ms, "
-            + "events_per_sec, results, correct, run_id, peak_heap_mb, live_heap_mb) "
-            + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+            + "events_per_sec, results, correct, run_id, peak_heap_mb, live_heap_mb, latency_p50_ms, latency_p99_ms) "
+            + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
       s.setTimestamp(1, Timestamp.from(r.time()));
       s.setString(2, r.commit());
       s.setString(3, r.runner());
@@ -68,6 +71,8 @@ public final class ResultsHistory implements AutoCloseable {
       s.setString(11, r.runId());
       s.setLong(12, r.peakHeapMb());
       s.setLong(13, r.liveHeapMb());
+      s.setLong(14, r.latencyP50Ms());
+      s.setLong(15, r.latencyP99Ms());
       s.executeUpdate();
     }
   }
@@ -101,14 +106,6 @@ public final class ResultsHistory implements AutoCloseable {
 
   private static RunRecord read(ResultSet rs) throws SQLException {
     String runId = rs.getString("run_id");
-    long peak = rs.getLong("peak_heap_mb");
-    if (rs.wasNull()) {
-      peak = -1;
-    }
-    long live = rs.getLong("live_heap_mb");
-    if (rs.wasNull()) {
-      live = -1;
-    }
     return new RunRecord(
         runId == null ? "" : runId,
         rs.getTimestamp("run_time").toInstant(),
@@ -121,8 +118,16 @@ public final class ResultsHistory implements AutoCloseable {
         rs.getDouble("events_per_sec"),
         rs.getLong("results"),
         rs.getBoolean("correct"),
-        peak,
-        live);
+        orUnknown(rs, "peak_heap_mb"),
+        orUnknown(rs, "live_heap_mb"),
+        orUnknown(rs, "latency_p50_ms"),
+        orUnknown(rs, "latency_p99_ms"));
+  }
+
+  /** A figure of a run, or -1 for a run recorded before the figure was. */
+  private static long orUnknown(ResultSet rs, String column) throws SQLException {
+    long value = rs.getLong(column);
+    return rs.wasNull() ? -1 : value;
   }
 
   @Override

@@ -44,6 +44,21 @@ class DashboardTest {
   }
 
   /** Each panel names the launch of its latest run and how many of its queries that launch ran. */
+  /** Only a panel with latencies has the latency columns; runs without them are not drawn there. */
+  @Test
+  void latenciesAreDrawnWhereRunsHaveThem() {
+    RunRecord plain = run("WeirRunner", 1, 1, 1000, true);
+    RunRecord measured = new RunRecord("launch2", Instant.ofEpochSecond(2), "c2", "WeirRunner", "STREAMING", 1, 1000,
+        10, 1000, 5, true, -1, -1, 120, 480);
+    String html = Dashboard.render(List.of(plain, measured), 20);
+    String streaming = html.substring(html.indexOf("data-panel=\"WeirRunner / STREAMING\""));
+    String batch = html.substring(html.indexOf("data-panel=\"WeirRunner / BATCH\""), html.indexOf("data-panel=\"WeirRunner / STREAMING\""));
+    assertThat(streaming, containsString("<th>p99 latency ms over runs</th>"));
+    assertThat(streaming, containsString("<td>120/480</td>"));
+    assertThat(streaming, containsString("max 480.0"));
+    assertThat(batch, not(containsString("latency")));
+  }
+
   @Test
   void panelsNameTheirLatestLaunch() {
     String html = Dashboard.render(List.of(
@@ -71,6 +86,12 @@ class DashboardTest {
       history.append(run("WeirRunner", 0, 1_700_000_000L, 120, true));
       List<RunRecord> runs = history.all();
       assertThat(runs.stream().map(RunRecord::runId).toList(), equalTo(List.of("", "launch1700000000")));
+      assertThat(runs.get(0).latencyP99Ms(), equalTo(-1L));
+      history.append(new RunRecord("l", Instant.ofEpochSecond(1_800_000_000L), "c", "WeirRunner", "STREAMING", 1, 1000,
+          10, 100, 5, true, 64, 32, 130, 870));
+      RunRecord back = history.all().get(2);
+      assertThat(List.of(back.peakHeapMb(), back.liveHeapMb(), back.latencyP50Ms(), back.latencyP99Ms()),
+          equalTo(List.of(64L, 32L, 130L, 870L)));
     }
   }
 }
