@@ -182,6 +182,10 @@ public final class Launcher {
       throw new IllegalArgumentException(
           "Invalid --occasionalDelaySec=" + options.getOccasionalDelaySec() + ": must be at least 1");
     }
+    if (options.getLatencyWarmUpSec() < 0) {
+      throw new IllegalArgumentException(
+          "Invalid --latencyWarmUpSec=" + options.getLatencyWarmUpSec() + ": must be 0 or more");
+    }
     config.rateLimited = options.isRateLimited();
     config.probDelayedEvent = options.getProbDelayedEvent();
     config.occasionalDelaySec = options.getOccasionalDelaySec();
@@ -198,8 +202,10 @@ public final class Launcher {
       String runId, NativeSparkQueries nativeSpark, HeapWatch heap) {
     // Only the count and hash are kept: the model's results would otherwise stay on the heap
     // the run is measured with.
+    boolean latency = config.rateLimited && mode.equals(NexmarkOptions.Mode.STREAMING.name());
     List<TimestampedValue<Event>> input = NexmarkEvents.inMemory(config);
-    long lastEventMs = input.stream().mapToLong(e -> e.getTimestamp().getMillis()).max().orElse(Long.MIN_VALUE);
+    long lastEventMs =
+        latency ? input.stream().mapToLong(e -> e.getTimestamp().getMillis()).max().orElse(Long.MIN_VALUE) : 0;
     Collection<?> model = ReferenceModels.forQuery(query.number()).expected(input, config);
     input = null;
     long expectedCount = model.size();
@@ -222,7 +228,6 @@ public final class Launcher {
     }
     NexmarkOptions options = PipelineOptionsFactory.fromArgs(args).as(NexmarkOptions.class);
     options.setJobName("nexmark-q" + query.number());
-    boolean latency = options.getMode() == NexmarkOptions.Mode.STREAMING && config.rateLimited;
     if (latency) {
       // Every reader counts from this start, so that RecordLatency knows each event's arrival.
       config = config.copy();
@@ -236,10 +241,6 @@ public final class Launcher {
     out = ((NexmarkQuery) query).checked(out);
     out.apply("Results", ParDo.of(new CountResults()));
     if (latency) {
-      if (options.getLatencyWarmUpSec() < 0) {
-        throw new IllegalArgumentException(
-            "Invalid --latencyWarmUpSec=" + options.getLatencyWarmUpSec() + ": must be 0 or more");
-      }
       out.apply("Latency", ParDo.of(new RecordLatency(config.streamStartWallMs,
           EventTimeline.BASE_TIME_MS + options.getLatencyWarmUpSec() * 1000L, lastEventMs)));
     }

@@ -41,11 +41,6 @@ public final class LatencyHistogram {
     return h;
   }
 
-  /** Adds one latency. */
-  public void add(long latencyMs) {
-    counts.merge(upperBound(latencyMs), 1L, Long::sum);
-  }
-
   public long count() {
     return counts.values().stream().mapToLong(Long::longValue).sum();
   }
