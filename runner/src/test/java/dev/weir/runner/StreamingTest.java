@@ -410,4 +410,71 @@ class StreamingTest {
     PAssert.that(seen).containsInAnyOrder("1", "1,2", "1,2,3", "1,2,3,5");
     assertThat(p.run().waitUntilFinish(), equalTo(PipelineResult.State.DONE));
   }
+
+  /**
+   * A grouping runs its Spark job only in the epochs that have something for it: elements, or a
+   * window that the watermark closes. The TestStream's events are one epoch each: elements (1),
+   * three watermarks short of the window's end (2-4), the watermark past it (5), the end (6).
+   * Epochs 2-4 run no job for the grouping; the window still fires in epoch 5, with the elements
+   * of epoch 1, kept in state across the epochs it skipped.
+   */
+  @Test
+  void aGroupingWithNothingDueRunsNoJob() throws Exception {
+    Pipeline p = Pipelines.create();
+    TestStream<KV<String, Integer>> events =
+        TestStream.create(KvCoder.of(StringUtf8Coder.of(), VarIntCoder.of()))
+            .addElements(TimestampedValue.of(KV.of("a", 1), sec(1)), TimestampedValue.of(KV.of("a", 2), sec(2)))
+            .advanceWatermarkTo(sec(3))
+            .advanceWatermarkTo(sec(4))
+            .advanceWatermarkTo(sec(5))
+            .advanceWatermarkTo(sec(11))
+            .advanceWatermarkToInfinity();
+    PCollection<KV<String, Iterable<Integer>>> grouped =
+        p.apply(events)
+            .apply(Window.into(FixedWindows.of(Duration.standardSeconds(10))))
+            .apply("Group", org.apache.beam.sdk.transforms.GroupByKey.create());
+    PCollection<String> panes = grouped.apply("Describe", ParDo.of(new DescribePane()));
+    PAssert.that(panes).containsInAnyOrder("a [1, 2] ON_TIME, window ending 9999");
+
+    org.apache.spark.SparkContext sc = SparkSessions.getOrCreate(Pipelines.options()).sparkContext();
+    java.util.Set<Long> groupingEpochs = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    org.apache.spark.scheduler.SparkListener listener =
+        new org.apache.spark.scheduler.SparkListener() {
+          @Override
+          public void onJobStart(org.apache.spark.scheduler.SparkListenerJobStart job) {
+            String group = job.properties().getProperty("spark.jobGroup.id", "");
+            int at = group.lastIndexOf("-epoch-");
+            if (at < 0) {
+              return;
+            }
+            long epoch = Long.parseLong(group.substring(at + 7));
+            if ("Group".equals(job.properties().getProperty("spark.job.description"))) {
+              groupingEpochs.add(epoch);
+            }
+          }
+        };
+    sc.addSparkListener(listener);
+    WeirPipelineResult result;
+    try {
+      result = (WeirPipelineResult) p.run();
+      assertThat(result.waitUntilFinish(), equalTo(PipelineResult.State.DONE));
+      sc.listenerBus().waitUntilEmpty(10_000);
+    } finally {
+      sc.removeSparkListener(listener);
+    }
+    assertThat(result.epochs(), equalTo(6L));
+    assertThat(groupingEpochs, equalTo(java.util.Set.of(1L, 5L, 6L)));
+  }
+
+  /** A pane as text: key, values in order, timing, and its window's end. */
+  private static final class DescribePane extends DoFn<KV<String, Iterable<Integer>>, String> {
+    @ProcessElement
+    public void process(ProcessContext c, BoundedWindow window) {
+      java.util.List<Integer> values = new java.util.ArrayList<>();
+      c.element().getValue().forEach(values::add);
+      java.util.Collections.sort(values);
+      c.output(c.element().getKey() + " " + values + " " + c.pane().getTiming() + ", window ending "
+          + window.maxTimestamp().getMillis());
+    }
+  }
 }

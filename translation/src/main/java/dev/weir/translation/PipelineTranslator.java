@@ -184,12 +184,29 @@ public final class PipelineTranslator {
   }
 
   /**
+   * Whether a streaming step has nothing to do this epoch: it emits nothing from nothing, and each
+   * of its main inputs is known empty. Its watermark still moves with its inputs'.
+   */
+  private static boolean nothingToDo(Step step, TranslationContext context) {
+    if (!step.translator.emitsNothingFromNothing(step.applied.getTransform())) {
+      return false;
+    }
+    for (PCollection<?> in : step.applied.getMainInputs().values()) {
+      if (!context.isEmpty(in)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
    * Runs a streaming pipeline as epochs until every watermark reaches the end of time or {@code
    * control} asks it to stop, checked between epochs (a drain instead lets it finish without
    * reading more). Each epoch: every TestStream takes its next
    * event; then the steps are translated in topological order against this epoch's data, each
    * after its producers, so it sees the watermarks they reached in this epoch; steps that keep
-   * state run their Spark job right away, the leaves run at the end; then watermarks and
+   * state run their Spark job right away, the leaves run at the end; a step whose inputs are known
+   * empty and that has nothing due runs no job; then watermarks and
    * epoch-end actions (finalizing checkpoint marks) are settled. Every epoch's jobs form one
    * Spark job group, {@code jobGroup-epoch-N}, each job described by its Beam step.
    *
@@ -243,6 +260,7 @@ public final class PipelineTranslator {
     // Keys are spread over a partition count fixed for the run, and for its restarts.
     int partitions = committed != null ? committed.keyedPartitions() : sc.defaultParallelism();
     StreamingRun run = new StreamingRun(settings, partitions, producers, producerOf, testClock, checkpoints);
+    Map<PCollection<?>, Dataset<?>> emptyDatasets = new HashMap<>();
     if (committed != null) {
       run.restore(committed);
       LOG.info(
@@ -265,14 +283,20 @@ public final class PipelineTranslator {
           }
         }
         TranslationContext context =
-            new TranslationContext(session, serializableOptions, consumers, policies, metrics, run);
+            new TranslationContext(session, serializableOptions, consumers, policies, metrics, run, emptyDatasets);
         boolean moved = false;
         boolean completed = false;
         try {
           for (Step step : steps) {
             context.setCurrent(step.applied);
             run.beginStep(step.applied.getFullName());
-            step.translator.translate(step.applied.getTransform(), context);
+            if (nothingToDo(step, context)) {
+              for (PCollection<?> out : step.applied.getOutputs().values()) {
+                context.putEmpty(out);
+              }
+            } else {
+              step.translator.translate(step.applied.getTransform(), context);
+            }
             moved |= run.endStep();
           }
           for (Map.Entry<String, Dataset<?>> leaf : context.leaves().entrySet()) {

@@ -17,6 +17,16 @@ public interface TransformTranslator<T extends PTransform<?, ?>> {
     return null;
   }
 
+  /**
+   * Whether {@code transform}, given no element, emits none and changes nothing that a later
+   * epoch sees: no state, no timers, no side-input wait. A streaming epoch in which every main
+   * input of such a step is known empty ({@link TranslationContext#isEmpty}) skips it, and its
+   * outputs are empty too (Beam lets a runner start no bundle where there is no element).
+   */
+  default boolean emitsNothingFromNothing(T transform) {
+    return false;
+  }
+
   /** Puts the Datasets of the current transform's outputs into {@code context}. */
   void translate(T transform, TranslationContext context);
 }

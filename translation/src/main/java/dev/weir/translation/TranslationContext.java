@@ -43,6 +43,10 @@ public final class TranslationContext {
   private final List<Dataset<?>> persisted = new ArrayList<>();
   private AppliedPTransform<?, ?, ?> current;
   private final Map<PCollection<?>, Dataset<?>> inputOverrides = new HashMap<>();
+  /** PCollections known to hold no element in this translation (a streaming epoch's). */
+  private final java.util.Set<PCollection<?>> empty = new java.util.HashSet<>();
+  /** An empty Dataset per PCollection, made once per run: building its encoder costs milliseconds. */
+  private final Map<PCollection<?>, Dataset<?>> emptyDatasets;
 
   TranslationContext(
       SparkSession session,
@@ -51,6 +55,18 @@ public final class TranslationContext {
       TimePolicies policies,
       PipelineMetrics metrics,
       @Nullable StreamingRun streaming) {
+    this(session, options, consumers, policies, metrics, streaming, new HashMap<>());
+  }
+
+  TranslationContext(
+      SparkSession session,
+      SerializablePipelineOptions options,
+      Map<PCollection<?>, Integer> consumers,
+      TimePolicies policies,
+      PipelineMetrics metrics,
+      @Nullable StreamingRun streaming,
+      Map<PCollection<?>, Dataset<?>> emptyDatasets) {
+    this.emptyDatasets = emptyDatasets;
     this.session = session;
     this.streaming = streaming;
     this.policies = policies;
@@ -149,6 +165,21 @@ public final class TranslationContext {
     if (readers == 0) {
       leaves.put(stepName() + " [" + pc.getName() + "]", named);
     }
+  }
+
+  /**
+   * Registers {@code pc} as known to hold no element in this epoch: a source that read nothing, a
+   * step that emitted nothing, or one skipped because its inputs are empty. Nothing is persisted
+   * and no leaf job runs for it, and the steps reading it may skip their work ({@link #isEmpty}).
+   */
+  public <T> void putEmpty(PCollection<T> pc) {
+    datasets.put(pc, emptyDatasets.computeIfAbsent(pc, k -> session.emptyDataset(encoder(pc))));
+    empty.add(pc);
+  }
+
+  /** Whether {@code pc}, as the current step reads it, is known to hold no element. */
+  public boolean isEmpty(PCollection<?> pc) {
+    return !inputOverrides.containsKey(pc) && empty.contains(pc);
   }
 
   /**

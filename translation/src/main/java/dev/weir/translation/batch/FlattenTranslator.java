@@ -16,6 +16,11 @@ import org.apache.spark.sql.Encoder;
  */
 public final class FlattenTranslator implements TransformTranslator<Flatten.PCollections<?>> {
   @Override
+  public boolean emitsNothingFromNothing(Flatten.PCollections<?> transform) {
+    return true;
+  }
+
+  @Override
   @SuppressWarnings("unchecked")
   public void translate(Flatten.PCollections<?> transform, TranslationContext context) {
     PCollection<Object> out = context.output();

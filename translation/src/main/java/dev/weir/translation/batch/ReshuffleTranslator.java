@@ -25,6 +25,11 @@ import scala.Tuple2;
  */
 public final class ReshuffleTranslator implements TransformTranslator<PTransform<?, ?>> {
   @Override
+  public boolean emitsNothingFromNothing(PTransform<?, ?> transform) {
+    return true;
+  }
+
+  @Override
   @SuppressWarnings("unchecked")
   public void translate(PTransform<?, ?> transform, TranslationContext context) {
     PCollection<Object> input = context.input();

@@ -23,6 +23,11 @@ import org.joda.time.Instant;
  */
 public final class WindowAssignTranslator implements TransformTranslator<Window.Assign<?>> {
   @Override
+  public boolean emitsNothingFromNothing(Window.Assign<?> transform) {
+    return true;
+  }
+
+  @Override
   @SuppressWarnings("unchecked")
   public void translate(Window.Assign<?> transform, TranslationContext context) {
     PCollection<Object> input = context.input();

@@ -34,7 +34,7 @@ public final class BoundedSourceStreamingTranslator<T extends PTransform<?, ?>> 
       run.noteActivity();
     } else {
       PCollection<Object> out = context.output();
-      context.putDataset(out, context.session().emptyDataset(TranslationContext.encoder(out)));
+      context.putEmpty(out);
     }
     run.reportOutputWatermark(BoundedWindow.TIMESTAMP_MAX_VALUE);
   }

@@ -47,6 +47,8 @@ final class GroupAlsoByWindowPartition
     String stepName;
     String runId;
     long epoch;
+    /** The epoch the partitions' state is at: the last the step ran in. */
+    long stateEpoch;
     WindowingStrategy<?, BoundedWindow> strategy;
     Coder<Object> keyCoder;
     Coder<Object> valueCoder;
@@ -76,6 +78,7 @@ final class GroupAlsoByWindowPartition
             spec.stepName,
             partition,
             spec.epoch,
+            spec.stateEpoch,
             KeyedStateStore.Codec.of(spec.keyCoder, spec.strategy.getWindowFn().windowCoder()),
             spec.files,
             false);
@@ -111,13 +114,12 @@ final class GroupAlsoByWindowPartition
         advance(key, trigger, out);
         state.touch(bytes, key, false, false);
       }
-      long earliest = state.earliestHold();
       byte[][] encoded = new byte[out.size()][];
       for (int i = 0; i < encoded.length; i++) {
         encoded[i] = CoderUtils.encodeToByteArray(spec.outputCoder, out.get(i));
       }
       KeyedStateStore.commit(state, spec.epoch);
-      spec.holds.add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.here(earliest)));
+      spec.holds.add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.of(state)));
       return java.util.Arrays.asList(encoded).iterator();
     } catch (Exception e) {
       throw new StepFailure(spec.stepName, e);

@@ -41,10 +41,20 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
     }
     Coder<? extends BoundedWindow> windowCoder = TranslationContext.windowCoder(input);
 
+    KeyedShuffle.LastRun last = KeyedShuffle.LastRun.of(run, context.stepName());
+    boolean processingTimers = context.policies().processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW;
+    if (last.nothingDue(context.isEmpty(input), run.inputWatermark(), processingTimers ? run.processingTime() : null)) {
+      // No element and no timer due: running would change no key and emit nothing.
+      run.reportOutputWatermark(last.outputWatermark(run.inputWatermark()));
+      context.putEmpty(output);
+      return;
+    }
+
     GroupAlsoByWindowPartition.Spec spec = new GroupAlsoByWindowPartition.Spec();
     spec.stepName = context.stepName();
     spec.runId = run.runId();
     spec.epoch = run.epoch();
+    spec.stateEpoch = last.stateEpoch(run.epoch());
     spec.strategy = strategy;
     spec.keyCoder = kvCoder.getKeyCoder();
     spec.valueCoder = kvCoder.getValueCoder();
@@ -66,7 +76,12 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
             context,
             KeyedShuffle.byKey(context.dataset(input), kvCoder.getKeyCoder(), spec.elementCoder, false, partitions)
                 .mapPartitionsWithIndex(new GroupAlsoByWindowPartition(spec), true));
-    run.reportOutputWatermark(KeyedShuffle.runOnce(context, grouped, spec.holds, partitions));
+    KeyedShuffle.runOnce(context, grouped, spec.holds, partitions, last);
+    run.reportOutputWatermark(last.outputWatermark(run.inputWatermark()));
+    if (last.emitted == 0) {
+      context.putEmpty(output);
+      return;
+    }
     context.putDataset(
         output,
         context

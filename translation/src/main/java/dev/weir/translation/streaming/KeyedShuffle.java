@@ -4,6 +4,7 @@ import dev.weir.translation.TranslationContext;
 import java.util.Arrays;
 import java.util.Map;
 import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.WindowedValue;
@@ -14,6 +15,7 @@ import org.apache.spark.api.java.function.Function;
 import org.apache.spark.api.java.function.PairFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.storage.StorageLevel;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 import scala.Tuple2;
 
@@ -38,10 +40,64 @@ final class KeyedShuffle {
         .partitionBy(new ByPartitionIndex(partitions));
   }
 
-  /** What a partition's task reports: its earliest hold, and where it ran (and its state now is). */
-  record PartitionReport(long hold, String location) implements java.io.Serializable {
-    static PartitionReport here(long hold) {
-      return new PartitionReport(hold, ExecutorLocation.here());
+  /**
+   * What a partition's task reports: its earliest hold and pending timers, and where it ran (and
+   * its state now is).
+   */
+  record PartitionReport(long hold, long nextEventTimer, long nextProcessingTimer, String location)
+      implements java.io.Serializable {
+    static PartitionReport of(KeyedStateStore.Partition state) {
+      return new PartitionReport(
+          state.earliestHold(), state.nextEventTimer(), state.nextProcessingTimer(), ExecutorLocation.here());
+    }
+  }
+
+  /**
+   * What a keyed step's partitions held after the last epoch it ran in (kept between epochs and
+   * committed with them), so that an epoch can tell that it has nothing to do: no element and no
+   * timer due. Such an epoch runs no job for the step, and its partitions' state stays at the
+   * epoch it last ran in ({@link #stateEpoch}).
+   */
+  static final class LastRun implements java.io.Serializable {
+    private static final long serialVersionUID = 1L;
+    /** -1: not known (a run restored from a commit that did not record it): the step runs. */
+    long epoch = -1;
+    long hold;
+    long nextEventTimer;
+    long nextProcessingTimer;
+    /** Elements the step emitted in the epoch it last ran in. */
+    long emitted;
+
+    /**
+     * The current step's, kept between epochs under a name of its own: a step may keep other
+     * progress too (a stateful DoFn's elements waiting for side inputs).
+     */
+    static LastRun of(StreamingRun run, String stepName) {
+      return run.progressOf(stepName + " [keyed state]", LastRun::new);
+    }
+
+    /** The epoch whose state the partitions open in {@code epoch}. */
+    long stateEpoch(long epoch) {
+      return this.epoch >= 0 ? this.epoch : epoch - 1;
+    }
+
+    /**
+     * Whether the step has nothing to do: no element (its input is known empty), the input
+     * watermark short of its earliest event-time timer and of the end of time, and, if {@code
+     * clock} is given (processing-time timers fire), the clock short of the earliest
+     * processing-time timer.
+     */
+    boolean nothingDue(boolean inputEmpty, Instant inputWatermark, @Nullable Instant clock) {
+      return epoch >= 0
+          && inputEmpty
+          && inputWatermark.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE)
+          && inputWatermark.getMillis() < nextEventTimer
+          && (clock == null || clock.getMillis() < nextProcessingTimer);
+    }
+
+    /** The output watermark of an epoch with nothing due: the input's, held by the same holds. */
+    Instant outputWatermark(Instant inputWatermark) {
+      return hold < inputWatermark.getMillis() ? new Instant(hold) : inputWatermark;
     }
   }
 
@@ -61,11 +117,25 @@ final class KeyedShuffle {
    */
   static Instant runOnce(
       TranslationContext context, JavaRDD<byte[]> result, PartitionReports<PartitionReport> reports, int partitions) {
+    return runOnce(context, result, reports, partitions, new LastRun()).outputWatermark(context.streaming().inputWatermark());
+  }
+
+  /**
+   * As above, and records in {@code last} what the partitions hold now and what they emitted;
+   * returns it.
+   */
+  static LastRun runOnce(
+      TranslationContext context,
+      JavaRDD<byte[]> result,
+      PartitionReports<PartitionReport> reports,
+      int partitions,
+      LastRun last) {
     StreamingRun run = context.streaming();
     result.persist(StorageLevel.MEMORY_AND_DISK());
     run.unpersistAtEpochEnd(result);
     context.session().sparkContext().setJobDescription(context.stepName());
-    if (result.count() > 0) {
+    last.emitted = result.count();
+    if (last.emitted > 0) {
       run.noteActivity();
     }
     Map<Integer, PartitionReport> reported = reports.value();
@@ -73,15 +143,18 @@ final class KeyedShuffle {
       throw new IllegalStateException(
           "Step '" + context.stepName() + "': " + reported.size() + " of " + partitions + " partitions reported");
     }
-    Instant out = run.inputWatermark();
+    last.epoch = run.epoch();
+    last.hold = Long.MAX_VALUE;
+    last.nextEventTimer = Long.MAX_VALUE;
+    last.nextProcessingTimer = Long.MAX_VALUE;
     for (Map.Entry<Integer, PartitionReport> r : reported.entrySet()) {
-      long hold = r.getValue().hold();
-      if (hold < out.getMillis()) {
-        out = new Instant(hold);
-      }
-      run.notePartitionLocation(context.stepName(), r.getKey(), r.getValue().location());
+      PartitionReport report = r.getValue();
+      last.hold = Math.min(last.hold, report.hold());
+      last.nextEventTimer = Math.min(last.nextEventTimer, report.nextEventTimer());
+      last.nextProcessingTimer = Math.min(last.nextProcessingTimer, report.nextProcessingTimer());
+      run.notePartitionLocation(context.stepName(), r.getKey(), report.location());
     }
-    return out;
+    return last;
   }
 
   private static final class ByKey

@@ -295,6 +295,16 @@ final class KeyedStateStore {
       return holds.isEmpty() ? BoundedWindow.TIMESTAMP_MAX_VALUE.getMillis() : holds.first().time();
     }
 
+    /** The earliest pending event-time timer of any key, or Long.MAX_VALUE. */
+    long nextEventTimer() {
+      return eventTimers.isEmpty() ? Long.MAX_VALUE : eventTimers.first().time();
+    }
+
+    /** The earliest pending processing-time (or synchronized processing-time) timer, or Long.MAX_VALUE. */
+    long nextProcessingTimer() {
+      return processingTimers.isEmpty() ? Long.MAX_VALUE : processingTimers.first().time();
+    }
+
     int size() {
       return keys.size();
     }
@@ -380,16 +390,33 @@ final class KeyedStateStore {
    */
   static Partition open(
       String runId, String step, int partition, long epoch, Codec codec, @Nullable StateFiles files, boolean timerHolds) {
+    return open(runId, step, partition, epoch, epoch - 1, codec, files, timerHolds);
+  }
+
+  /**
+   * Opens partition {@code partition} of {@code step} for {@code epoch} at {@code previous}, the
+   * last epoch the step ran in (a step with nothing due skips epochs, see {@link
+   * KeyedShuffle.LastRun}), from this JVM's memory or, with a checkpoint dir, read back from there.
+   */
+  static Partition open(
+      String runId,
+      String step,
+      int partition,
+      long epoch,
+      long previous,
+      Codec codec,
+      @Nullable StateFiles files,
+      boolean timerHolds) {
     String name = runId + '\u0000' + step + '\u0000' + partition;
     Partition p = PARTITIONS.computeIfAbsent(name, k -> new Partition(partition, codec, files));
     synchronized (p) {
-      if (files != null && (p.open || p.version != epoch - 1)) {
+      if (files != null && (p.open || p.version != previous)) {
         Partition restored = new Partition(partition, codec, files);
         try {
-          restored.restore(epoch - 1, timerHolds);
+          restored.restore(previous, timerHolds);
         } catch (Exception e) {
           throw new IllegalStateException(
-              "Step '" + step + "', partition " + partition + ": could not read its state at epoch " + (epoch - 1)
+              "Step '" + step + "', partition " + partition + ": could not read its state at epoch " + previous
                   + " from the checkpoint dir " + files.dir(), e);
         }
         PARTITIONS.put(name, restored);
@@ -402,10 +429,10 @@ final class KeyedStateStore {
                 + "failed after changing its streaming state, which cannot be restored without a "
                 + "checkpoint (--checkpointDir); the epoch cannot be retried");
       }
-      if (p.version != epoch - 1) {
+      if (p.version != previous) {
         throw new IllegalStateException(
             "Step '" + step + "', partition " + partition + ": state is at epoch " + p.version
-                + " on this executor, but epoch " + epoch + " needs epoch " + (epoch - 1)
+                + " on this executor, but epoch " + epoch + " needs epoch " + previous
                 + "; without a checkpoint dir (--checkpointDir) streaming state lives in the executor "
                 + "that ran the partition before, so it must run there again (one executor, e.g. local mode)");
       }

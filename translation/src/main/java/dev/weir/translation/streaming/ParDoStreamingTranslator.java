@@ -1,5 +1,6 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.TimePolicies;
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
 import dev.weir.translation.batch.ParDoTranslator;
@@ -52,6 +53,12 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     return batch.whyNot(transform, context);
   }
 
+  /** A stateless DoFn without side inputs: one with side inputs may release elements set aside. */
+  @Override
+  public boolean emitsNothingFromNothing(ParDo.MultiOutput<?, ?> transform) {
+    return transform.getSideInputs().isEmpty() && !DoFnSignatures.isStateful(transform.getFn());
+  }
+
   /** Elements waiting for side inputs, Beam-encoded, one window each. */
   private static final class Waiting implements java.io.Serializable {
     final ArrayList<byte[]> elements = new ArrayList<>();
@@ -100,6 +107,16 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
   private static Instant runStateful(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
     StreamingRun run = context.streaming();
     PCollection<KV<Object, Object>> input = context.input();
+    KeyedShuffle.LastRun last = KeyedShuffle.LastRun.of(run, context.stepName());
+    boolean processingTimers = context.policies().processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW;
+    if (transform.getSideInputs().isEmpty()
+        && last.nothingDue(context.isEmpty(input), run.inputWatermark(), processingTimers ? run.processingTime() : null)) {
+      // No element and no timer due: running would change no key and emit nothing.
+      for (PCollection<?> out : context.outputs().values()) {
+        context.putEmpty(out);
+      }
+      return last.outputWatermark(run.inputWatermark());
+    }
     Coder<? extends BoundedWindow> windowCoder = TranslationContext.windowCoder(input);
     List<TupleTag<?>> tags = ParDoTranslator.outputTags(transform.getMainOutputTag(), context);
     Coder<?> outputValueCoder = outputValueCoder(tags, context);
@@ -107,6 +124,7 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     plan.dofn = ParDoTranslator.spec(transform, context);
     plan.runId = run.runId();
     plan.epoch = run.epoch();
+    plan.stateEpoch = last.stateEpoch(run.epoch());
     plan.keyCoder = ((KvCoder<Object, Object>) input.getCoder()).getKeyCoder();
     plan.elementCoder = (Coder) WindowedValues.getFullCoder(input.getCoder(), windowCoder);
     plan.outputCoder = (Coder) WindowedValues.getFullCoder(outputValueCoder, windowCoder);
@@ -123,7 +141,14 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
             context,
             KeyedShuffle.byKey(context.dataset(input), plan.keyCoder, plan.elementCoder, true, partitions)
                 .mapPartitionsWithIndex(new StatefulParDoPartition(plan), true));
-    Instant hold = KeyedShuffle.runOnce(context, out, plan.holds, partitions);
+    KeyedShuffle.runOnce(context, out, plan.holds, partitions, last);
+    Instant hold = last.outputWatermark(run.inputWatermark());
+    if (last.emitted == 0) {
+      for (PCollection<?> output : context.outputs().values()) {
+        context.putEmpty(output);
+      }
+      return hold;
+    }
     Coder<WindowedValue<Object>> outputCoder = plan.outputCoder;
     ParDoTranslator.putOutputs(
         context,

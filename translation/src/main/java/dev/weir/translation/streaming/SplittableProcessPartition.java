@@ -231,7 +231,7 @@ final class SplittableProcessPartition
       }
       KeyedStateStore.commit(state, plan.epoch);
       BundleFinalizers.afterCommit(plan.runId, plan.processFn.stepName, partition, plan.epoch, finalizers);
-      plan.holds.add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.here(state.earliestHold())));
+      plan.holds.add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.of(state)));
     }
 
     /** Finalizers run once this epoch is committed, not when the task ends. */

@@ -45,6 +45,8 @@ final class StatefulParDoPartition
     DoFnSpec dofn;
     String runId;
     long epoch;
+    /** The epoch the partitions' state is at: the last the step ran in. */
+    long stateEpoch;
     Coder<Object> keyCoder;
     Coder<WindowedValue<Object>> elementCoder;
     Coder<WindowedValue<Object>> outputCoder;
@@ -71,6 +73,7 @@ final class StatefulParDoPartition
             plan.dofn.stepName,
             partition,
             plan.epoch,
+            plan.stateEpoch,
             KeyedStateStore.Codec.of(plan.keyCoder, plan.dofn.windowingStrategy.getWindowFn().windowCoder()),
             plan.files,
             true);
@@ -139,7 +142,7 @@ final class StatefulParDoPartition
     protected void finishInput() throws Exception {
       bundleRunner.finishBundle();
       KeyedStateStore.commit(state, plan.epoch);
-      plan.holds.add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.here(state.earliestHold())));
+      plan.holds.add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.of(state)));
     }
 
     /** The key's runner for this epoch, its state created at the previous watermark if new. */

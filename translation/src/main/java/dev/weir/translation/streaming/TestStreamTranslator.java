@@ -65,7 +65,12 @@ public final class TestStreamTranslator<T> implements TransformTranslator<TestSt
       elements.add(
           WindowedValues.of((T) v.getValue(), v.getTimestamp(), GlobalWindow.INSTANCE, PaneInfo.NO_FIRING));
     }
-    context.putDataset(out, context.session().createDataset(elements, TranslationContext.encoder(out)));
+    if (elements.isEmpty()) {
+      // A watermark or clock event: the steps after it that have nothing due run no job.
+      context.putEmpty(out);
+    } else {
+      context.putDataset(out, context.session().createDataset(elements, TranslationContext.encoder(out)));
+    }
     run.reportOutputWatermark(p.watermark);
   }
 }

@@ -143,7 +143,8 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
     read.persist(StorageLevel.MEMORY_AND_DISK());
     run.unpersistAtEpochEnd(read);
     context.session().sparkContext().setJobDescription(context.stepName());
-    if (read.count() > 0) {
+    long records = read.count();
+    if (records > 0) {
       run.noteActivity();
     }
 
@@ -194,6 +195,11 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
       watermark = run.outputWatermarkBefore();
     }
     run.reportOutputWatermark(watermark);
+    if (records == 0) {
+      // Known empty: the steps after it that have nothing due this epoch run no job.
+      context.putEmpty(out);
+      return;
+    }
     context.putDataset(
         out,
         context
