@@ -81,7 +81,7 @@ public final class PipelineTranslator {
   public static PipelineTranslator check(Pipeline pipeline, TimePolicies policies, boolean streaming) {
     List<Step> steps = new ArrayList<>();
     Map<PCollection<?>, Integer> consumers = new HashMap<>();
-    TranslationContext probe = new TranslationContext(null, null, consumers, policies, null, null);
+    TranslationContext probe = new TranslationContext(null, null, consumers, policies, null, null, new HashMap<>());
     String mode = streaming ? "streaming" : "batch";
     pipeline.traverseTopologically(
         new Pipeline.PipelineVisitor.Defaults() {
@@ -164,7 +164,7 @@ public final class PipelineTranslator {
    */
   public void execute(SparkSession session, PipelineOptions options, PipelineMetrics metrics) {
     TranslationContext context =
-        new TranslationContext(session, new SerializablePipelineOptions(options), consumers, policies, metrics, null);
+        new TranslationContext(session, new SerializablePipelineOptions(options), consumers, policies, metrics, null, new HashMap<>());
     SparkContext sc = session.sparkContext();
     try {
       for (Step step : steps) {

@@ -54,16 +54,6 @@ public final class TranslationContext {
       Map<PCollection<?>, Integer> consumers,
       TimePolicies policies,
       PipelineMetrics metrics,
-      @Nullable StreamingRun streaming) {
-    this(session, options, consumers, policies, metrics, streaming, new HashMap<>());
-  }
-
-  TranslationContext(
-      SparkSession session,
-      SerializablePipelineOptions options,
-      Map<PCollection<?>, Integer> consumers,
-      TimePolicies policies,
-      PipelineMetrics metrics,
       @Nullable StreamingRun streaming,
       Map<PCollection<?>, Dataset<?>> emptyDatasets) {
     this.emptyDatasets = emptyDatasets;

@@ -2,6 +2,7 @@ package dev.weir.translation.streaming;
 
 import org.apache.spark.SparkEnv;
 import org.apache.spark.storage.BlockManagerId;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * Where a task runs, in the form Spark's scheduler takes as a preferred location ({@code
@@ -11,9 +12,13 @@ import org.apache.spark.storage.BlockManagerId;
 final class ExecutorLocation {
   private ExecutorLocation() {}
 
-  /** This executor's location. */
-  static String here() {
-    BlockManagerId id = SparkEnv.get().blockManager().blockManagerId();
+  /** This executor's location, or null outside Spark (an operator driven by a test harness). */
+  static @Nullable String here() {
+    SparkEnv env = SparkEnv.get();
+    if (env == null) {
+      return null;
+    }
+    BlockManagerId id = env.blockManager().blockManagerId();
     return "executor_" + id.host() + "_" + id.executorId();
   }
 }

@@ -58,7 +58,10 @@ final class GroupAlsoByWindowPartition
     TimePolicies policies;
     Instant inputBefore;
     Instant inputNow;
+    /** The epoch's clock: elements arrive at it, and it is the synchronized processing time. */
     Instant processingTime;
+    /** The step's processing time, at which its processing-time timers fire. */
+    Instant timerClock;
     PartitionReports<KeyedShuffle.PartitionReport> holds;
     /** Where the state is checkpointed, or null. */
     StateFiles files;
@@ -98,6 +101,11 @@ final class GroupAlsoByWindowPartition
         KeyedStateStore.KeyState key =
             state.getOrCreate(e.getKey(), CoderUtils.decodeFromByteArray(spec.keyCoder, e.getKey().array()), spec.inputBefore);
         key.catchUp(spec.inputBefore, spec.processingTime);
+        if (spec.policies.processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW) {
+          // Timers that fell due while the epoch's elements were on their way fire before they
+          // arrive, so that their panes do not take in elements that came later.
+          new Runner(key, trigger, out).fireWhileDue(false, true);
+        }
         ReduceFnRunner<Object, Object, Iterable<Object>, BoundedWindow> runner = runner(key, key.trackedTimers(), trigger, out);
         runner.processElements(
             LateDataUtils.dropExpiredWindows(key.state.getKey(), e.getValue(), key.timers, spec.strategy, dropped));
@@ -105,7 +113,7 @@ final class GroupAlsoByWindowPartition
       }
       // The keys that received elements, and those the index says have a timer due: no other
       // key can change in this epoch.
-      for (ByteBuffer bytes : KeyedStateStore.toVisit(state, byKey.keySet(), spec.policies, spec.inputNow, spec.processingTime)) {
+      for (ByteBuffer bytes : KeyedStateStore.toVisit(state, byKey.keySet(), spec.policies, spec.inputNow, spec.timerClock)) {
         KeyedStateStore.KeyState key = state.get(bytes);
         if (key == null) {
           continue;
@@ -144,11 +152,16 @@ final class GroupAlsoByWindowPartition
   }
 
   /**
-   * Moves one key to the epoch's processing time and input watermark, firing what falls due,
-   * including timers that firing sets. Processing time goes first, as in batch: at the end of
-   * input, pending processing-time timers fire once (or are dropped, as {@code
-   * --processingTimeEndOfInput} says) before the watermark closes the windows, so their panes
-   * stay early ones.
+   * Moves one key to the new input watermark and then to the step's processing time, firing what
+   * falls due, including timers that firing sets. The epoch's elements and its new watermark
+   * arrive at the epoch's clock: processing-time timers due by then fire first, then the
+   * watermark's timers, then those that fell due while the epoch ran, up to the step's own
+   * processing time (so a window the watermark closes in this epoch gets its elements in its
+   * on-time pane). The synchronized processing time stays at the epoch's clock: a continuation
+   * trigger downstream of a processing-time one fires in the next epoch, before the elements
+   * that epoch brings. At the end of input, pending processing-time timers fire once (or are
+   * dropped, as {@code --processingTimeEndOfInput} says) before the watermark closes the
+   * windows, so their panes stay early ones, as in batch.
    */
   private void advance(
       KeyedStateStore.KeyState key,
@@ -159,7 +172,6 @@ final class GroupAlsoByWindowPartition
     boolean endOfInput = !spec.inputNow.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE);
     Runner runner = new Runner(key, trigger, out);
     if (processingTime) {
-      key.advanceClock(spec.processingTime);
       runner.fireWhileDue(false, true);
       if (endOfInput && spec.policies.processingTimeEndOfInput() == TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE) {
         key.advanceClock(BoundedWindow.TIMESTAMP_MAX_VALUE);
@@ -168,6 +180,10 @@ final class GroupAlsoByWindowPartition
     }
     key.timers.advanceInputWatermark(spec.inputNow);
     runner.fireWhileDue(true, processingTime && !endOfInput);
+    if (processingTime && !endOfInput) {
+      key.advanceClock(spec.timerClock, spec.processingTime);
+      runner.fireWhileDue(true, true);
+    }
   }
 
   /** A key's ReduceFnRunner, made when the first timer falls due. */

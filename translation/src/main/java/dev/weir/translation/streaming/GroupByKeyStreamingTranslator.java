@@ -42,11 +42,9 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
     Coder<? extends BoundedWindow> windowCoder = TranslationContext.windowCoder(input);
 
     KeyedShuffle.LastRun last = KeyedShuffle.LastRun.of(run, context.stepName());
-    boolean processingTimers = context.policies().processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW;
-    if (last.nothingDue(context.isEmpty(input), run.inputWatermark(), processingTimers ? run.processingTime() : null)) {
+    if (last.skipsEpoch(context)) {
       // No element and no timer due: running would change no key and emit nothing.
       run.reportOutputWatermark(last.outputWatermark(run.inputWatermark()));
-      context.putEmpty(output);
       return;
     }
 
@@ -65,6 +63,7 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
     spec.inputBefore = run.inputWatermarkBefore();
     spec.inputNow = run.inputWatermark();
     spec.processingTime = run.processingTime();
+    spec.timerClock = run.stepProcessingTime();
     spec.files = run.stateFiles();
     spec.holds = new PartitionReports<>();
     // Unnamed: Spark's UI would render a named accumulator's map while tasks add to it.
@@ -78,8 +77,7 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
                 .mapPartitionsWithIndex(new GroupAlsoByWindowPartition(spec), true));
     KeyedShuffle.runOnce(context, grouped, spec.holds, partitions, last);
     run.reportOutputWatermark(last.outputWatermark(run.inputWatermark()));
-    if (last.emitted == 0) {
-      context.putEmpty(output);
+    if (last.emittedNothing(context)) {
       return;
     }
     context.putDataset(

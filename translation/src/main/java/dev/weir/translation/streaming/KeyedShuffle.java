@@ -95,6 +95,36 @@ final class KeyedShuffle {
           && (clock == null || clock.getMillis() < nextProcessingTimer);
     }
 
+    /**
+     * Whether the current step has nothing to do in this epoch ({@link #nothingDue}, at the
+     * step's processing time if processing-time timers fire); if so its outputs are known empty.
+     */
+    boolean skipsEpoch(TranslationContext context) {
+      StreamingRun run = context.streaming();
+      boolean processingTimers =
+          context.policies().processingTimeTimers() == dev.weir.translation.TimePolicies.ProcessingTimeTimers.ALLOW;
+      if (!nothingDue(context.isEmpty(context.input()), run.inputWatermark(), processingTimers ? run.stepProcessingTime() : null)) {
+        return false;
+      }
+      putOutputsEmpty(context);
+      return true;
+    }
+
+    /** After {@link #runOnce}: whether the step emitted nothing; if so its outputs are known empty. */
+    boolean emittedNothing(TranslationContext context) {
+      if (emitted > 0) {
+        return false;
+      }
+      putOutputsEmpty(context);
+      return true;
+    }
+
+    private static void putOutputsEmpty(TranslationContext context) {
+      for (org.apache.beam.sdk.values.PCollection<?> out : context.outputs().values()) {
+        context.putEmpty(out);
+      }
+    }
+
     /** The output watermark of an epoch with nothing due: the input's, held by the same holds. */
     Instant outputWatermark(Instant inputWatermark) {
       return hold < inputWatermark.getMillis() ? new Instant(hold) : inputWatermark;
@@ -111,18 +141,9 @@ final class KeyedShuffle {
 
   /**
    * Runs {@code result} in one Spark job, keeping it for the epoch: computing it changes state,
-   * so it must be computed exactly once. Returns the current step's output watermark: its input
-   * watermark held back by the earliest hold any partition reported; notes where each partition
-   * ran, for the next epoch.
-   */
-  static Instant runOnce(
-      TranslationContext context, JavaRDD<byte[]> result, PartitionReports<PartitionReport> reports, int partitions) {
-    return runOnce(context, result, reports, partitions, new LastRun()).outputWatermark(context.streaming().inputWatermark());
-  }
-
-  /**
-   * As above, and records in {@code last} what the partitions hold now and what they emitted;
-   * returns it.
+   * so it must be computed exactly once. Records in {@code last} what the partitions hold now
+   * (their earliest hold holds the step's output watermark: {@link LastRun#outputWatermark}) and
+   * what they emitted, and returns it; notes where each partition ran, for the next epoch.
    */
   static LastRun runOnce(
       TranslationContext context,

@@ -62,6 +62,12 @@ final class KeyedStateStore {
     private long indexedEvent = NONE;
     private long indexedProcessing = NONE;
     private long indexedHold = NONE;
+    /**
+     * The earliest hold of the event-time timers that fire in the next epoch at the earliest
+     * (see {@code StatefulParDoPartition}), or null; not checkpointed: those timers are due, and
+     * the committed watermark held by them.
+     */
+    @Nullable Instant deferredHold;
 
     KeyState(Object key) {
       this.state = new KeyStateInternals(key);
@@ -83,12 +89,17 @@ final class KeyedStateStore {
      * go back, also after the end of input moved them to the end of time.
      */
     void advanceClock(Instant clock) throws Exception {
-      if (clock.isAfter(timers.currentProcessingTime())) {
-        timers.advanceProcessingTime(clock);
+      advanceClock(clock, clock);
+    }
+
+    /** Moves the key's processing time to {@code processing} and its synchronized one to {@code synchronizedTime}. */
+    void advanceClock(Instant processing, Instant synchronizedTime) throws Exception {
+      if (processing.isAfter(timers.currentProcessingTime())) {
+        timers.advanceProcessingTime(processing);
       }
-      Instant synchronizedTime = timers.currentSynchronizedProcessingTime();
-      if (synchronizedTime == null || clock.isAfter(synchronizedTime)) {
-        timers.advanceSynchronizedProcessingTime(clock);
+      Instant current = timers.currentSynchronizedProcessingTime();
+      if (current == null || synchronizedTime.isAfter(current)) {
+        timers.advanceSynchronizedProcessingTime(synchronizedTime);
       }
     }
 
@@ -103,6 +114,9 @@ final class KeyedStateStore {
     @Nullable
     Instant earliestHold(boolean timerHolds) {
       Instant earliest = state.earliestHold();
+      if (deferredHold != null && (earliest == null || deferredHold.isBefore(earliest))) {
+        earliest = deferredHold;
+      }
       if (timerHolds) {
         for (TimerInternals.TimerData timer : pendingTimers.values()) {
           Instant t = timer.getOutputTimestamp();

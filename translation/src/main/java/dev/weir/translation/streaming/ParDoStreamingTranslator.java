@@ -1,6 +1,5 @@
 package dev.weir.translation.streaming;
 
-import dev.weir.translation.TimePolicies;
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
 import dev.weir.translation.batch.ParDoTranslator;
@@ -108,13 +107,8 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     StreamingRun run = context.streaming();
     PCollection<KV<Object, Object>> input = context.input();
     KeyedShuffle.LastRun last = KeyedShuffle.LastRun.of(run, context.stepName());
-    boolean processingTimers = context.policies().processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW;
-    if (transform.getSideInputs().isEmpty()
-        && last.nothingDue(context.isEmpty(input), run.inputWatermark(), processingTimers ? run.processingTime() : null)) {
+    if (transform.getSideInputs().isEmpty() && last.skipsEpoch(context)) {
       // No element and no timer due: running would change no key and emit nothing.
-      for (PCollection<?> out : context.outputs().values()) {
-        context.putEmpty(out);
-      }
       return last.outputWatermark(run.inputWatermark());
     }
     Coder<? extends BoundedWindow> windowCoder = TranslationContext.windowCoder(input);
@@ -132,6 +126,7 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     plan.inputBefore = run.inputWatermarkBefore();
     plan.inputNow = run.inputWatermark();
     plan.processingTime = run.processingTime();
+    plan.timerClock = run.stepProcessingTime();
     plan.files = run.stateFiles();
     plan.holds = new PartitionReports<>();
     context.session().sparkContext().register(plan.holds);
@@ -143,10 +138,7 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
                 .mapPartitionsWithIndex(new StatefulParDoPartition(plan), true));
     KeyedShuffle.runOnce(context, out, plan.holds, partitions, last);
     Instant hold = last.outputWatermark(run.inputWatermark());
-    if (last.emitted == 0) {
-      for (PCollection<?> output : context.outputs().values()) {
-        context.putEmpty(output);
-      }
+    if (last.emittedNothing(context)) {
       return hold;
     }
     Coder<WindowedValue<Object>> outputCoder = plan.outputCoder;

@@ -77,7 +77,7 @@ public final class SplittableProcessStreamingTranslator
             context,
             KeyedShuffle.byKey(context.dataset(input), (Coder) ByteArrayCoder.of(), plan.elementCoder, true, partitions)
                 .mapPartitionsWithIndex(new SplittableProcessPartition(plan), true));
-    hold = min(hold, KeyedShuffle.runOnce(context, out, plan.holds, partitions));
+    hold = min(hold, KeyedShuffle.runOnce(context, out, plan.holds, partitions, new KeyedShuffle.LastRun()).outputWatermark(run.inputWatermark()));
     // A partition holds a watermark only while a work item waits in its state, with its resume
     // timer: the run goes on until every one is done (its input's watermark is not such a wait).
     if (plan.holds.value().values().stream().anyMatch(r -> r.hold() < BoundedWindow.TIMESTAMP_MAX_VALUE.getMillis())) {

@@ -53,7 +53,10 @@ final class StatefulParDoPartition
     TimePolicies policies;
     Instant inputBefore;
     Instant inputNow;
+    /** The epoch's clock: elements arrive at it, and it is the synchronized processing time. */
     Instant processingTime;
+    /** The step's processing time, at which its processing-time timers fire. */
+    Instant timerClock;
     PartitionReports<KeyedShuffle.PartitionReport> holds;
     /** Where the state is checkpointed, or null. */
     StateFiles files;
@@ -123,7 +126,7 @@ final class StatefulParDoPartition
       if (advancing == null) {
         // The keys that received elements, and those the index says have a timer due: no other
         // key can change in this epoch.
-        advancing = KeyedStateStore.toVisit(state, keys.keySet(), plan.policies, plan.inputNow, plan.processingTime).iterator();
+        advancing = KeyedStateStore.toVisit(state, keys.keySet(), plan.policies, plan.inputNow, plan.timerClock).iterator();
       }
       if (!advancing.hasNext()) {
         return false;
@@ -154,18 +157,31 @@ final class StatefulParDoPartition
         keyState.catchUp(plan.inputBefore, plan.processingTime);
         key = new Key(keyState);
         keys.put(bytes, key);
+        // Timers that fell due before the epoch's elements arrived fire first: processing-time
+        // ones due at the epoch's clock, event-time ones the last epoch's elements set (below).
+        TrackedTimerInternals timers = keyState.trackedTimers();
+        if (plan.policies.processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW) {
+          fireDue(keyState, key, timers, TimeDomain.PROCESSING_TIME);
+          fireDue(keyState, key, timers, TimeDomain.SYNCHRONIZED_PROCESSING_TIME);
+        }
+        fireDue(keyState, key, timers, TimeDomain.EVENT_TIME);
+        key.eventTimersBefore.putAll(keyState.pendingTimers);
       }
       return key;
     }
 
-    /** Moves one key to the new watermark and clock and fires its due timers in time order. */
+    /**
+     * Moves one key to the new watermark and then to the step's processing time, and fires its
+     * due timers in time order, as a grouping does ({@code GroupAlsoByWindowPartition#advance}).
+     */
     private void advance(ByteBuffer bytes, KeyedStateStore.KeyState keyState) throws Exception {
       boolean processingTime = plan.policies.processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW;
       boolean endOfInput = !plan.inputNow.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE);
       Key key = keys.get(bytes);
       TrackedTimerInternals timers = keyState.trackedTimers();
+      List<TimerData> setByElements = key == null ? List.of() : key.eventTimersSetByElements();
+      keyState.deferredHold = null;
       if (processingTime) {
-        keyState.advanceClock(plan.processingTime);
         key = fireDue(keyState, key, timers, TimeDomain.PROCESSING_TIME);
         key = fireDue(keyState, key, timers, TimeDomain.SYNCHRONIZED_PROCESSING_TIME);
         if (endOfInput
@@ -186,7 +202,51 @@ final class StatefulParDoPartition
         }
       }
       keyState.timers.advanceInputWatermark(plan.inputNow);
-      fireDue(keyState, key, timers, TimeDomain.EVENT_TIME);
+      List<TimerData> deferred = new ArrayList<>();
+      for (TimerData t = timers.removeNext(TimeDomain.EVENT_TIME); t != null; t = timers.removeNext(TimeDomain.EVENT_TIME)) {
+        if (setByElements.contains(t)) {
+          deferred.add(t);
+        } else {
+          key = key != null ? key : new Key(keyState);
+          key.fire(t);
+        }
+      }
+      if (processingTime && !endOfInput) {
+        // Then the processing-time timers that fell due while the epoch ran.
+        keyState.advanceClock(plan.timerClock, plan.processingTime);
+        key = fireDue(keyState, key, timers, TimeDomain.PROCESSING_TIME);
+        fireDue(keyState, key, timers, TimeDomain.EVENT_TIME);
+      }
+      // An event-time timer that this epoch's elements set fires in the next epoch at the
+      // earliest, as the DirectRunner delivers a timer in a bundle after the one that set it:
+      // the elements' outputs reach the steps downstream, whose processing-time triggers may fire
+      // on them, before the timer's callback runs and its hold is released. Until then the
+      // timer holds the output watermark, also one without an output timestamp: the run cannot
+      // end before it fires.
+      for (TimerData t : deferred) {
+        if (setSince(keyState, t)) {
+          continue;
+        }
+        timers.setTimer(t);
+        Instant hold = t.getOutputTimestamp() != null && t.getOutputTimestamp().isBefore(t.getTimestamp())
+            ? t.getOutputTimestamp()
+            : t.getTimestamp();
+        if (keyState.deferredHold == null || hold.isBefore(keyState.deferredHold)) {
+          keyState.deferredHold = hold;
+        }
+      }
+    }
+
+    /** Whether a timer that fired since {@code deferred} was taken out set its id again. */
+    private boolean setSince(KeyedStateStore.KeyState keyState, TimerData deferred) {
+      for (TimerData t : keyState.pendingTimers.values()) {
+        if (t.getNamespace().equals(deferred.getNamespace())
+            && t.getTimerId().equals(deferred.getTimerId())
+            && t.getTimerFamilyId().equals(deferred.getTimerFamilyId())) {
+          return true;
+        }
+      }
+      return false;
     }
 
     private Key fireDue(KeyedStateStore.KeyState keyState, Key key, TrackedTimerInternals timers, TimeDomain domain)
@@ -202,6 +262,8 @@ final class StatefulParDoPartition
     private final class Key {
       final KeyedStateStore.KeyState keyState;
       final DoFnRunner<Object, Object> runner;
+      /** The key's pending timers before the epoch's first element for it, by id. */
+      final Map<String, TimerData> eventTimersBefore = new HashMap<>();
 
       @SuppressWarnings({"unchecked", "rawtypes"})
       Key(KeyedStateStore.KeyState keyState) {
@@ -220,6 +282,17 @@ final class StatefulParDoPartition
                 new StatefulDoFnRunner.TimeInternalsCleanupTimer<>(timers, strategy),
                 new StatefulDoFnRunner.StateInternalsStateCleaner<>(fn, keyState.state, windowCoder),
                 DoFnSignatures.requiresTimeSortedInput(fn));
+      }
+
+      /** The event-time timers the epoch's elements set (or set again) and no timer fired since. */
+      List<TimerData> eventTimersSetByElements() {
+        List<TimerData> set = new ArrayList<>();
+        for (Map.Entry<String, TimerData> e : keyState.pendingTimers.entrySet()) {
+          if (e.getValue().getDomain() == TimeDomain.EVENT_TIME && !e.getValue().equals(eventTimersBefore.get(e.getKey()))) {
+            set.add(e.getValue());
+          }
+        }
+        return set;
       }
 
       void fire(TimerData timer) {

@@ -67,6 +67,8 @@ public final class StreamingRun {
   private boolean waiting;
   private boolean draining;
   private @Nullable String step;
+  /** The current step's processing time, once asked for ({@link #stepProcessingTime}). */
+  private @Nullable Instant stepClock;
   private Instant inputBefore = BoundedWindow.TIMESTAMP_MIN_VALUE;
   private Instant inputNow = BoundedWindow.TIMESTAMP_MIN_VALUE;
   private @Nullable Instant reported;
@@ -122,9 +124,38 @@ public final class StreamingRun {
     return epoch;
   }
 
-  /** The processing time of this epoch. */
+  /**
+   * The processing time of this epoch: its elements arrive at it, and it is the synchronized
+   * processing time of every step in it, which cannot pass it before every step has processed
+   * what the epoch read.
+   */
   public Instant processingTime() {
     return clock;
+  }
+
+  /**
+   * The processing time at which the current step fires its processing-time timers: the wall
+   * clock when it runs, after the steps before it in the epoch, and never before the epoch's
+   * clock. Time passes within an epoch as in any engine: a trigger 1 ms after an element's arrival
+   * can fire in the epoch the element arrived in, once the steps upstream took that long. It is
+   * recorded like the epoch's clock, so that an epoch run again fires the same timers. A
+   * TestStream's clock is the epoch's.
+   */
+  public Instant stepProcessingTime() {
+    if (stepClock == null) {
+      Instant now = Instant.now();
+      stepClock = testClock || !now.isAfter(clock) ? clock : now;
+      if (checkpoints != null && !testClock) {
+        String name = "clock-" + CheckpointDir.stepDir(step);
+        byte[] planned = replaying() ? replay.get(name) : null;
+        if (planned != null) {
+          stepClock = new Instant(java.nio.ByteBuffer.wrap(planned).getLong());
+        } else {
+          plan(name, java.nio.ByteBuffer.allocate(8).putLong(stepClock.getMillis()).array());
+        }
+      }
+    }
+    return stepClock;
   }
 
   /** Moves a TestStream's processing clock on. */
@@ -409,6 +440,7 @@ public final class StreamingRun {
   /** Makes {@code name} the current step; its producers have run in this epoch already. */
   public void beginStep(String name) {
     step = name;
+    stepClock = null;
     reported = null;
     reportedIdle = false;
     inputBefore = watermarks.get(name).input();

@@ -1,0 +1,105 @@
+package dev.weir.translation.streaming;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.empty;
+
+import dev.weir.translation.TimePolicies;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.coders.VarIntCoder;
+import org.apache.beam.sdk.transforms.windowing.AfterProcessingTime;
+import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
+import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
+import org.apache.beam.sdk.transforms.windowing.Repeatedly;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.beam.sdk.values.WindowingStrategy;
+import org.apache.beam.sdk.values.WindowingStrategy.AccumulationMode;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The streaming GroupByKey's handling of processing time within and between epochs, driven
+ * without Spark ({@link GroupByKeyHarness}). Expected panes follow from Beam's trigger semantics:
+ * a processing-time trigger fires once processing time is past its element's arrival plus its
+ * delay, a synchronized processing-time (continuation) trigger once the synchronized processing
+ * time is past the arrival of its pane's first element.
+ */
+class GroupByKeyOperatorTest {
+  private static final TimePolicies STREAMING = TimePolicies.streamingDefaults();
+
+  private static Instant at(long millis) {
+    return new Instant(millis);
+  }
+
+  /** Each pane as "TIMING [values]". */
+  private static List<String> panes(List<WindowedValue<KV<String, Iterable<Integer>>>> out) {
+    List<String> panes = new ArrayList<>();
+    for (WindowedValue<KV<String, Iterable<Integer>>> pane : out) {
+      List<Integer> values = new ArrayList<>();
+      pane.getValue().getValue().forEach(values::add);
+      panes.add(pane.getPaneInfo().getTiming() + " " + values);
+    }
+    return panes;
+  }
+
+  @Test
+  void aProcessingTimeTriggerFiresInTheEpochItsElementArrivedInOnceTheStepsClockPassedItsDelay() throws Exception {
+    WindowingStrategy<?, ?> strategy =
+        WindowingStrategy.of(new GlobalWindows())
+            .withTrigger(Repeatedly.forever(AfterProcessingTime.pastFirstElementInPane().plusDelayOf(Duration.millis(1))))
+            .withMode(AccumulationMode.ACCUMULATING_FIRED_PANES);
+    try (GroupByKeyHarness<String, Integer> gbk =
+        new GroupByKeyHarness<>(strategy, StringUtf8Coder.of(), VarIntCoder.of(), STREAMING)) {
+      gbk.add("k", 1, at(0), GlobalWindow.INSTANCE);
+      // Arrived at 1,000; the step runs at 1,005, past 1,000 + 1 ms.
+      assertThat(panes(gbk.epoch(at(0), at(1000), at(1005))), contains("EARLY [1]"));
+
+      gbk.add("k", 2, at(0), GlobalWindow.INSTANCE);
+      // The step's clock is the epoch's: no time passed since the arrival, so no pane yet.
+      assertThat(panes(gbk.epoch(at(0), at(2000), at(2000))), empty());
+      assertThat(panes(gbk.epoch(at(0), at(3000), at(3000))), contains("EARLY [1, 2]"));
+    }
+  }
+
+  @Test
+  void aWindowTheWatermarkClosesInAnEpochGetsThatEpochsElementsInItsOnTimePane() throws Exception {
+    WindowingStrategy<?, ?> strategy =
+        WindowingStrategy.of(FixedWindows.of(Duration.standardSeconds(1)))
+            .withTrigger(Repeatedly.forever(AfterProcessingTime.pastFirstElementInPane()))
+            .withMode(AccumulationMode.DISCARDING_FIRED_PANES)
+            .withAllowedLateness(Duration.ZERO);
+    IntervalWindow window = new IntervalWindow(at(0), at(1000));
+    try (GroupByKeyHarness<String, Integer> gbk =
+        new GroupByKeyHarness<>(strategy, StringUtf8Coder.of(), VarIntCoder.of(), STREAMING)) {
+      gbk.add("k", 1, at(100), window).add("k", 2, at(200), window);
+      // The elements and the watermark past the window arrive together at 5,000; the trigger's
+      // timer falls due while the epoch runs, after the watermark closed the window.
+      assertThat(panes(gbk.epoch(at(1000), at(5000), at(5010))), contains("ON_TIME [1, 2]"));
+    }
+  }
+
+  @Test
+  void aContinuationTriggerFiresInTheNextEpochBeforeThatEpochsElements() throws Exception {
+    WindowingStrategy<?, ?> strategy =
+        WindowingStrategy.of(new GlobalWindows())
+            .withTrigger(Repeatedly.forever(AfterProcessingTime.pastFirstElementInPane()).getContinuationTrigger())
+            .withMode(AccumulationMode.ACCUMULATING_FIRED_PANES);
+    try (GroupByKeyHarness<String, Integer> gbk =
+        new GroupByKeyHarness<>(strategy, StringUtf8Coder.of(), VarIntCoder.of(), STREAMING)) {
+      gbk.add("k", 42, at(0), GlobalWindow.INSTANCE);
+      // The synchronized processing time is the epoch's clock, the element's arrival: not past it.
+      assertThat(panes(gbk.epoch(at(0), at(1000), at(1010))), empty());
+
+      gbk.add("k", 43, at(0), GlobalWindow.INSTANCE);
+      // At 2,000 the first pane's trigger is due before the epoch's element arrives.
+      assertThat(panes(gbk.epoch(at(0), at(2000), at(2010))), contains("EARLY [42]"));
+      assertThat(panes(gbk.epoch(at(0), at(3000), at(3010))), contains("EARLY [42, 43]"));
+    }
+  }
+}
