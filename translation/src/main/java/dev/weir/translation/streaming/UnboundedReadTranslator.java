@@ -175,22 +175,10 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
       }
     }
     run.recordReads(recordsRead);
-    // The source's watermark: the least of its active splits'. A split that read nothing and
-    // kept its watermark for --idleTimeoutMillis is idle and leaves the minimum until it reads again; if every split
-    // still running is idle, the source is idle and its watermark stays where it was.
-    long idleTimeout = run.settings().idleTimeoutMillis();
-    Instant watermark = null;
-    boolean running = false;
-    for (int i = 0; i < splits.watermarks.length; i++) {
-      boolean done = !splits.watermarks[i].isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE);
-      running |= !done;
-      boolean idle = !done && idleTimeout > 0 && run.processingTime().getMillis() - splits.lastProgress[i] >= idleTimeout;
-      if (!idle && (watermark == null || splits.watermarks[i].isBefore(watermark))) {
-        watermark = splits.watermarks[i];
-      }
-    }
-    if (watermark == null || (running && !watermark.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE))) {
-      // Only idle splits run (the others are done): nothing moves the watermark now.
+    Instant watermark =
+        SourceWatermark.of(splits.watermarks, splits.lastProgress, run.processingTime().getMillis(), run.settings().idleTimeoutMillis());
+    if (watermark == null) {
+      // Every split still running is idle: nothing moves the watermark now.
       run.reportIdle();
       watermark = run.outputWatermarkBefore();
     }
