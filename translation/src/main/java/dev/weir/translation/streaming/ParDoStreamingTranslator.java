@@ -218,9 +218,9 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
 
   /**
    * Whether every side input is ready for the element's (one) window: complete (its watermark
-   * passed the window), or a pane of it arrived there.
+   * passed the side-input window the element's maps to), or a pane of it arrived there.
    */
-  private static final class SideInputsReady implements FilterFunction<WindowedValue<Object>> {
+  static final class SideInputsReady implements FilterFunction<WindowedValue<Object>> {
     private final List<WindowMappingFn<?>> mappings;
     private final List<Long> watermarks;
     private final List<Set<String>> fired;
