@@ -291,9 +291,7 @@ public final class PipelineTranslator {
             context.setCurrent(step.applied);
             run.beginStep(step.applied.getFullName());
             if (nothingToDo(step, context)) {
-              for (PCollection<?> out : step.applied.getOutputs().values()) {
-                context.putEmpty(out);
-              }
+              context.putOutputsEmpty();
             } else {
               step.translator.translate(step.applied.getTransform(), context);
             }

@@ -167,6 +167,13 @@ public final class TranslationContext {
     empty.add(pc);
   }
 
+  /** Registers every output of the current step as known empty ({@link #putEmpty}). */
+  public void putOutputsEmpty() {
+    for (PCollection<?> out : outputs().values()) {
+      putEmpty(out);
+    }
+  }
+
   /** Whether {@code pc}, as the current step reads it, is known to hold no element. */
   public boolean isEmpty(PCollection<?> pc) {
     return !inputOverrides.containsKey(pc) && empty.contains(pc);

@@ -1,5 +1,6 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.TimePolicies;
 import dev.weir.translation.TranslationContext;
 import java.util.Arrays;
 import java.util.Map;
@@ -87,7 +88,7 @@ final class KeyedShuffle {
      * clock} is given (processing-time timers fire), the clock short of the earliest
      * processing-time timer.
      */
-    boolean nothingDue(boolean inputEmpty, Instant inputWatermark, @Nullable Instant clock) {
+    private boolean nothingDue(boolean inputEmpty, Instant inputWatermark, @Nullable Instant clock) {
       return epoch >= 0
           && inputEmpty
           && inputWatermark.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE)
@@ -102,11 +103,11 @@ final class KeyedShuffle {
     boolean skipsEpoch(TranslationContext context) {
       StreamingRun run = context.streaming();
       boolean processingTimers =
-          context.policies().processingTimeTimers() == dev.weir.translation.TimePolicies.ProcessingTimeTimers.ALLOW;
+          context.policies().processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW;
       if (!nothingDue(context.isEmpty(context.input()), run.inputWatermark(), processingTimers ? run.stepProcessingTime() : null)) {
         return false;
       }
-      putOutputsEmpty(context);
+      context.putOutputsEmpty();
       return true;
     }
 
@@ -115,14 +116,8 @@ final class KeyedShuffle {
       if (emitted > 0) {
         return false;
       }
-      putOutputsEmpty(context);
+      context.putOutputsEmpty();
       return true;
-    }
-
-    private static void putOutputsEmpty(TranslationContext context) {
-      for (org.apache.beam.sdk.values.PCollection<?> out : context.outputs().values()) {
-        context.putEmpty(out);
-      }
     }
 
     /** The output watermark of an epoch with nothing due: the input's, held by the same holds. */

@@ -144,18 +144,25 @@ public final class StreamingRun {
   public Instant stepProcessingTime() {
     if (stepClock == null) {
       Instant now = Instant.now();
-      stepClock = testClock || !now.isAfter(clock) ? clock : now;
-      if (checkpoints != null && !testClock) {
-        String name = "clock-" + CheckpointDir.stepDir(step);
-        byte[] planned = replaying() ? replay.get(name) : null;
-        if (planned != null) {
-          stepClock = new Instant(java.nio.ByteBuffer.wrap(planned).getLong());
-        } else {
-          plan(name, java.nio.ByteBuffer.allocate(8).putLong(stepClock.getMillis()).array());
-        }
-      }
+      stepClock = testClock ? clock : plannedTime("clock-" + CheckpointDir.stepDir(step), now.isAfter(clock) ? now : clock);
     }
     return stepClock;
+  }
+
+  /**
+   * {@code time}, recorded in the epoch's plan under {@code name}; in an epoch run again, the time
+   * recorded then. Without a checkpoint dir, {@code time}.
+   */
+  private Instant plannedTime(String name, Instant time) {
+    if (checkpoints == null) {
+      return time;
+    }
+    byte[] planned = replaying() ? replay.get(name) : null;
+    if (planned != null) {
+      return new Instant(java.nio.ByteBuffer.wrap(planned).getLong());
+    }
+    plan(name, java.nio.ByteBuffer.allocate(8).putLong(time.getMillis()).array());
+    return time;
   }
 
   /** Moves a TestStream's processing clock on. */
@@ -381,14 +388,7 @@ public final class StreamingRun {
         clock = now;
       }
     }
-    if (checkpoints != null) {
-      byte[] planned = replaying() ? replay.get("clock") : null;
-      if (planned != null) {
-        clock = new Instant(java.nio.ByteBuffer.wrap(planned).getLong());
-      } else {
-        plan("clock", java.nio.ByteBuffer.allocate(8).putLong(clock.getMillis()).array());
-      }
-    }
+    clock = plannedTime("clock", clock);
   }
 
   /** Whether the epoch after the restored commit had started: it runs again as it ran then. */
