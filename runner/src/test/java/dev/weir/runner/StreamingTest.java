@@ -466,6 +466,96 @@ class StreamingTest {
     assertThat(groupingEpochs, equalTo(java.util.Set.of(1L, 5L, 6L)));
   }
 
+  /**
+   * An epoch's leaves (here the two outputs of one DoFn, each counted by a step that emits
+   * nothing) run in one Spark job, and each sees every element once: the sums of 0..29's even
+   * and odd numbers, 210 and 225. The source reads at most 4 records per split and epoch, so the
+   * pipeline takes several epochs with elements.
+   */
+  @Test
+  void anEpochsLeavesRunInOneJob() throws Exception {
+    Pipeline p = Pipelines.create("--epochMaxRecords=4");
+    org.apache.beam.sdk.values.TupleTag<Long> even = new org.apache.beam.sdk.values.TupleTag<>("even");
+    org.apache.beam.sdk.values.TupleTag<Long> odd = new org.apache.beam.sdk.values.TupleTag<>("odd");
+    org.apache.beam.sdk.values.PCollectionTuple split =
+        p.apply(Read.from(new FiniteUnboundedSource(0, 30, 1)))
+            .apply("Split", ParDo.of(new SplitByParity(even, odd)).withOutputTags(even, org.apache.beam.sdk.values.TupleTagList.of(odd)));
+    split.get(even).apply("Sum even", ParDo.of(new SumFn("even")));
+    split.get(odd).setCoder(org.apache.beam.sdk.coders.VarLongCoder.of()).apply("Sum odd", ParDo.of(new SumFn("odd")));
+
+    org.apache.spark.SparkContext sc = SparkSessions.getOrCreate(Pipelines.options()).sparkContext();
+    java.util.Map<Long, java.util.List<String>> leafJobs = new java.util.concurrent.ConcurrentHashMap<>();
+    org.apache.spark.scheduler.SparkListener listener =
+        new org.apache.spark.scheduler.SparkListener() {
+          @Override
+          public void onJobStart(org.apache.spark.scheduler.SparkListenerJobStart job) {
+            String group = job.properties().getProperty("spark.jobGroup.id", "");
+            String description = job.properties().getProperty("spark.job.description", "");
+            int at = group.lastIndexOf("-epoch-");
+            if (at >= 0 && description.contains("Sum ")) {
+              leafJobs.computeIfAbsent(Long.parseLong(group.substring(at + 7)), k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                  .add(description);
+            }
+          }
+        };
+    sc.addSparkListener(listener);
+    PipelineResult result;
+    try {
+      result = p.run();
+      assertThat(result.waitUntilFinish(), equalTo(PipelineResult.State.DONE));
+      sc.listenerBus().waitUntilEmpty(10_000);
+    } finally {
+      sc.removeSparkListener(listener);
+    }
+    assertThat(sum(result, "even"), equalTo(210L));
+    assertThat(sum(result, "odd"), equalTo(225L));
+    assertThat(leafJobs.size(), greaterThan(1));
+    for (java.util.List<String> jobs : leafJobs.values()) {
+      assertThat(jobs.size(), equalTo(1));
+      assertThat(jobs.get(0), containsString("Sum even"));
+      assertThat(jobs.get(0), containsString("Sum odd"));
+    }
+  }
+
+  private static long sum(PipelineResult result, String name) {
+    return result.metrics()
+        .queryMetrics(MetricsFilter.builder().addNameFilter(MetricNameFilter.named(StreamingTest.class, name)).build())
+        .getCounters()
+        .iterator()
+        .next()
+        .getAttempted();
+  }
+
+  /** Even numbers to {@code even} (the main output), odd ones to {@code odd}. */
+  private static final class SplitByParity extends DoFn<Long, Long> {
+    private final org.apache.beam.sdk.values.TupleTag<Long> even;
+    private final org.apache.beam.sdk.values.TupleTag<Long> odd;
+
+    SplitByParity(org.apache.beam.sdk.values.TupleTag<Long> even, org.apache.beam.sdk.values.TupleTag<Long> odd) {
+      this.even = even;
+      this.odd = odd;
+    }
+
+    @ProcessElement
+    public void process(@Element Long x, MultiOutputReceiver out) {
+      out.get(x % 2 == 0 ? even : odd).output(x);
+    }
+  }
+
+  /** Adds its elements to a counter, and emits nothing. */
+  private static final class SumFn extends DoFn<Long, Void> {
+    private final Counter sum;
+
+    SumFn(String name) {
+      sum = Metrics.counter(StreamingTest.class, name);
+    }
+
+    @ProcessElement
+    public void process(@Element Long x) {
+      sum.inc(x);
+    }
+  }
+
   /** A pane as text: key, values in order, timing, and its window's end. */
   private static final class DescribePane extends DoFn<KV<String, Iterable<Integer>>, String> {
     @ProcessElement

@@ -24,6 +24,9 @@ import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PValue;
 import org.apache.spark.SparkContext;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.api.java.function.VoidFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
@@ -200,12 +203,47 @@ public final class PipelineTranslator {
   }
 
   /**
+   * Evaluates an epoch's leaves, the data no step reads, in one Spark job over all of them (one
+   * job's scheduling instead of one per leaf), described by their steps.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static void runLeaves(SparkContext sc, TranslationContext context) {
+    List<String> names = new ArrayList<>();
+    List<JavaRDD<Object>> leaves = new ArrayList<>();
+    for (Map.Entry<String, JavaRDD<?>> leaf : context.rddLeaves().entrySet()) {
+      names.add(leaf.getKey());
+      leaves.add((JavaRDD) leaf.getValue());
+    }
+    for (Map.Entry<String, Dataset<?>> leaf : context.leaves().entrySet()) {
+      names.add(leaf.getKey());
+      leaves.add((JavaRDD) leaf.getValue().toJavaRDD());
+    }
+    if (leaves.isEmpty()) {
+      return;
+    }
+    sc.setJobDescription(String.join(", ", names));
+    JavaRDD<Object> all =
+        leaves.size() == 1 ? leaves.get(0) : JavaSparkContext.fromSparkContext(sc).union(leaves.toArray(new JavaRDD[0]));
+    all.foreachPartition(new Drain());
+  }
+
+  /** Consumes a partition: its elements were computed for their effects. */
+  private static final class Drain implements VoidFunction<java.util.Iterator<Object>> {
+    @Override
+    public void call(java.util.Iterator<Object> partition) {
+      while (partition.hasNext()) {
+        partition.next();
+      }
+    }
+  }
+
+  /**
    * Runs a streaming pipeline as epochs until every watermark reaches the end of time or {@code
    * control} asks it to stop, checked between epochs (a drain instead lets it finish without
    * reading more). Each epoch: every TestStream takes its next
    * event; then the steps are translated in topological order against this epoch's data, each
    * after its producers, so it sees the watermarks they reached in this epoch; steps that keep
-   * state run their Spark job right away, the leaves run at the end; a step whose inputs are known
+   * state run their Spark job right away, the leaves run at the end, in one job; a step whose inputs are known
    * empty and that has nothing due runs no job; then watermarks and
    * epoch-end actions (finalizing checkpoint marks) are settled. Every epoch's jobs form one
    * Spark job group, {@code jobGroup-epoch-N}, each job described by its Beam step.
@@ -297,10 +335,7 @@ public final class PipelineTranslator {
             }
             moved |= run.endStep();
           }
-          for (Map.Entry<String, Dataset<?>> leaf : context.leaves().entrySet()) {
-            sc.setJobDescription(leaf.getKey());
-            leaf.getValue().write().format("noop").mode(SaveMode.Overwrite).save();
-          }
+          runLeaves(sc, context);
           if (checkpoints != null) {
             // Committed before the sources' marks are finalized (at the epoch's end, below):
             // a source may forget what a finalized mark covers.

@@ -15,9 +15,7 @@ import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.beam.sdk.values.WindowedValues;
 import org.apache.spark.api.java.JavaSparkContext;
-import org.apache.spark.api.java.function.MapFunction;
 import org.apache.spark.broadcast.Broadcast;
-import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 
 /**
@@ -50,12 +48,18 @@ public final class SideInputData implements Serializable {
     return of(ctx, view, pc, encodedElements(ctx, view, pc));
   }
 
-  /** The elements of {@code pc} in this Dataset, Beam-encoded with their windows, on the driver. */
+  /**
+   * The elements of {@code pc} in this translation (a streaming epoch's: its RDD), Beam-encoded
+   * with their windows, on the driver.
+   */
   @SuppressWarnings({"unchecked", "rawtypes"})
   public static List<byte[]> encodedElements(TranslationContext ctx, PCollectionView<?> view, PCollection<?> pc) {
-    Dataset<WindowedValue<Object>> ds = ctx.dataset((PCollection<Object>) pc);
     ctx.session().sparkContext().setJobDescription("side input " + view.getTagInternal().getId());
-    return ds.map(new EncodeElement(elementCoder(pc)), Encoders.BINARY()).collectAsList();
+    CoderFunctions.Encode<WindowedValue<Object>> encode = new CoderFunctions.Encode<>(elementCoder(pc));
+    if (ctx.hasRdd(pc)) {
+      return ctx.rdd((PCollection<Object>) pc).map(encode).collect();
+    }
+    return ctx.dataset((PCollection<Object>) pc).map(encode, Encoders.BINARY()).collectAsList();
   }
 
   /** A side input of {@code view} holding {@code bytes}, as {@link #encodedElements} makes them. */
@@ -117,18 +121,5 @@ public final class SideInputData implements Serializable {
 
   void destroy() {
     elements.destroy();
-  }
-
-  private static final class EncodeElement implements MapFunction<WindowedValue<Object>, byte[]> {
-    private final Coder<WindowedValue<Object>> coder;
-
-    EncodeElement(Coder<WindowedValue<Object>> coder) {
-      this.coder = coder;
-    }
-
-    @Override
-    public byte[] call(WindowedValue<Object> value) throws Exception {
-      return CoderUtils.encodeToByteArray(coder, value);
-    }
   }
 }

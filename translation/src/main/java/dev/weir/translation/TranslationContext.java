@@ -16,6 +16,8 @@ import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoder;
 import org.apache.spark.sql.SparkSession;
@@ -23,11 +25,16 @@ import org.apache.spark.storage.StorageLevel;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * What translators share while one pipeline is translated: the Spark session, the Dataset of
- * every translated PCollection, the views, and the transform being translated now.
+ * What translators share while one pipeline is translated: the Spark session, the data of every
+ * translated PCollection, the views, and the transform being translated now.
+ *
+ * <p>A PCollection's data is a Dataset (batch, and the few streaming steps that use Spark SQL) or
+ * an RDD of its elements (streaming: {@link #putRdd}). An RDD costs no query analysis, encoder
+ * binding or code generation when it is built, which a Dataset does every epoch. Either is
+ * turned into the other when a step asks for it ({@link #dataset}, {@link #rdd}).
  *
  * <p>A PCollection with several consumers (main or side input) is persisted once, so that it
- * is computed once; {@link #close} unpersists them when the pipeline is done.
+ * is computed once; {@link #close} unpersists them when the pipeline (or epoch) is done.
  */
 public final class TranslationContext {
   private final SparkSession session;
@@ -42,7 +49,13 @@ public final class TranslationContext {
   private final Map<String, Dataset<?>> leaves = new LinkedHashMap<>();
   private final List<Dataset<?>> persisted = new ArrayList<>();
   private AppliedPTransform<?, ?, ?> current;
-  private final Map<PCollection<?>, Dataset<?>> inputOverrides = new HashMap<>();
+  private final Map<PCollection<?>, JavaRDD<?>> inputOverrides = new HashMap<>();
+  /** Streaming: PCollections held as RDDs of their elements. */
+  private final Map<PCollection<?>, JavaRDD<?>> rdds = new HashMap<>();
+  /** Datasets made from {@link #rdds} for the steps that asked for one. */
+  private final Map<PCollection<?>, Dataset<?>> fromRdds = new HashMap<>();
+  private final Map<String, JavaRDD<?>> rddLeaves = new LinkedHashMap<>();
+  private final List<JavaRDD<?>> persistedRdds = new ArrayList<>();
   /** PCollections known to hold no element in this translation (a streaming epoch's). */
   private final java.util.Set<PCollection<?>> empty = new java.util.HashSet<>();
   /** An empty Dataset per PCollection, made once per run: building its encoder costs milliseconds. */
@@ -126,9 +139,17 @@ public final class TranslationContext {
     return map.values().iterator().next();
   }
 
-  @SuppressWarnings("unchecked")
+  /** {@code pc}'s data as a Dataset, made from its RDD if it has one. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
   public <T> Dataset<WindowedValue<T>> dataset(PCollection<T> pc) {
-    Dataset<?> ds = inputOverrides.containsKey(pc) ? inputOverrides.get(pc) : datasets.get(pc);
+    JavaRDD<?> override = inputOverrides.get(pc);
+    if (override != null) {
+      return session.createDataset(((JavaRDD) override).rdd(), encoder(pc));
+    }
+    Dataset<?> ds = datasets.get(pc);
+    if (ds == null && rdds.containsKey(pc)) {
+      ds = fromRdds.computeIfAbsent(pc, k -> session.createDataset(((JavaRDD) rdds.get(k)).rdd(), encoder(pc)));
+    }
     if (ds == null) {
       throw new IllegalStateException("PCollection " + pc + " has not been translated yet");
     }
@@ -136,11 +157,61 @@ public final class TranslationContext {
   }
 
   /**
-   * Makes the current step read {@code ds} as {@code pc}, in place of {@code pc}'s Dataset: for a
+   * {@code pc}'s elements as an RDD: its own, none if it is known empty, or its Dataset's rows
+   * (which plans that Dataset).
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public <T> JavaRDD<WindowedValue<T>> rdd(PCollection<T> pc) {
+    JavaRDD<?> rdd = inputOverrides.containsKey(pc) ? inputOverrides.get(pc) : rdds.get(pc);
+    if (rdd != null) {
+      return (JavaRDD<WindowedValue<T>>) rdd;
+    }
+    if (isEmpty(pc)) {
+      return JavaSparkContext.fromSparkContext(session.sparkContext()).emptyRDD();
+    }
+    return dataset(pc).toJavaRDD();
+  }
+
+  /** Whether {@code pc}'s data is an RDD (or known empty): {@link #rdd} then costs no planning. */
+  public boolean hasRdd(PCollection<?> pc) {
+    return inputOverrides.containsKey(pc) || rdds.containsKey(pc) || isEmpty(pc);
+  }
+
+  /**
+   * Makes the current step read {@code rdd} as {@code pc}, in place of {@code pc}'s data: for a
    * streaming step that first sets aside elements it cannot process yet.
    */
-  public <T> void overrideInput(PCollection<T> pc, Dataset<WindowedValue<T>> ds) {
-    inputOverrides.put(pc, ds);
+  public <T> void overrideInput(PCollection<T> pc, JavaRDD<WindowedValue<T>> rdd) {
+    inputOverrides.put(pc, rdd);
+  }
+
+  /**
+   * Registers the elements of {@code pc} as an RDD. When more than one transform reads it, it is
+   * persisted once, Beam-encoded (a persisted block may be written to disk or read by another
+   * executor, and Beam's values need not be Java-serializable); {@code persisted}: {@code rdd}
+   * only decodes blocks that are persisted already.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public <T> void putRdd(PCollection<T> pc, JavaRDD<WindowedValue<T>> rdd, boolean persisted) {
+    int readers = consumers.getOrDefault(pc, 0);
+    JavaRDD<WindowedValue<T>> named = rdd;
+    if (readers > 1 && !persisted) {
+      named = persistEncoded(rdd, (Coder) SideInputData.elementCoder(pc));
+    }
+    rdds.put(pc, named);
+    if (readers == 0) {
+      rddLeaves.put(stepName() + " [" + pc.getName() + "]", named);
+    }
+  }
+
+  /**
+   * {@code rdd} computed once for every consumer: persisted as its elements' bytes in {@code
+   * coder}, and decoded again for each reader.
+   */
+  public <T> JavaRDD<T> persistEncoded(JavaRDD<T> rdd, Coder<T> coder) {
+    JavaRDD<byte[]> bytes = rdd.map(new CoderFunctions.Encode<>(coder)).persist(StorageLevel.MEMORY_AND_DISK());
+    persistedRdds.add(bytes);
+    return bytes.map(new CoderFunctions.Decode<>(coder));
   }
 
   /** Registers the Dataset of {@code pc}; persists it when more than one transform reads it. */
@@ -180,11 +251,15 @@ public final class TranslationContext {
   }
 
   /**
-   * Registers {@code ds} for {@code pc} without treating it as a leaf: for outputs that stand for
-   * their input, like a view's.
+   * Registers {@code of}'s data as {@code pc}'s too, without treating it as a leaf: for outputs
+   * that stand for their input, like a view's.
    */
-  public <T> void putAlias(PCollection<T> pc, Dataset<WindowedValue<T>> ds) {
-    datasets.put(pc, ds);
+  public <T> void putAlias(PCollection<T> pc, PCollection<T> of) {
+    if (rdds.containsKey(of)) {
+      rdds.put(pc, rdds.get(of));
+    } else {
+      datasets.put(pc, dataset(of));
+    }
   }
 
   /** Persists a Dataset that several outputs of the current step are derived from. */
@@ -237,9 +312,17 @@ public final class TranslationContext {
     return leaves;
   }
 
+  /** RDDs that no transform reads (streaming): the rest of an epoch, evaluated with {@link #leaves}. */
+  Map<String, JavaRDD<?>> rddLeaves() {
+    return rddLeaves;
+  }
+
   void close() {
     for (Dataset<?> ds : persisted) {
       ds.unpersist(false);
+    }
+    for (JavaRDD<?> rdd : persistedRdds) {
+      rdd.unpersist(false);
     }
     for (SideInputData data : sideInputs.values()) {
       data.destroy();

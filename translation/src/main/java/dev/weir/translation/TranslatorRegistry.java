@@ -11,11 +11,13 @@ import dev.weir.translation.batch.ReshuffleTranslator;
 import dev.weir.translation.batch.SplittableProcessTranslator;
 import dev.weir.translation.batch.WindowAssignTranslator;
 import dev.weir.translation.streaming.BoundedSourceStreamingTranslator;
+import dev.weir.translation.streaming.FlattenStreamingTranslator;
 import dev.weir.translation.streaming.GroupByKeyStreamingTranslator;
 import dev.weir.translation.streaming.ParDoStreamingTranslator;
 import dev.weir.translation.streaming.SplittableProcessStreamingTranslator;
 import dev.weir.translation.streaming.TestStreamTranslator;
 import dev.weir.translation.streaming.UnboundedReadTranslator;
+import dev.weir.translation.streaming.WindowAssignStreamingTranslator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -65,7 +67,8 @@ final class TranslatorRegistry {
 
   static {
     // Bounded sources are read whole in the first epoch; stateless steps run per epoch as in
-    // batch; groupings keep state across epochs; Combine.PerKey expands to GroupByKey and a ParDo.
+    // batch, over RDDs of the epoch's elements; groupings keep state across epochs; Combine.PerKey
+    // expands to GroupByKey and a ParDo.
     STREAMING.put(Impulse.class, new BoundedSourceStreamingTranslator<>(new ImpulseTranslator()));
     BoundedSourceStreamingTranslator<?> boundedRead = new BoundedSourceStreamingTranslator<>(new ReadBoundedTranslator());
     STREAMING.put(Read.Bounded.class, boundedRead);
@@ -77,10 +80,10 @@ final class TranslatorRegistry {
     STREAMING.put(ParDo.MultiOutput.class, new ParDoStreamingTranslator());
     STREAMING.put(GroupByKey.class, new GroupByKeyStreamingTranslator());
     STREAMING.put(SplittableParDo.ProcessKeyedElements.class, new SplittableProcessStreamingTranslator());
+    STREAMING.put(Flatten.PCollections.class, new FlattenStreamingTranslator());
+    STREAMING.put(Window.Assign.class, new WindowAssignStreamingTranslator());
     for (Class<?> stateless :
         List.of(
-            Flatten.PCollections.class,
-            Window.Assign.class,
             Reshuffle.class,
             Redistribute.RedistributeByKey.class,
             Redistribute.RedistributeArbitrarily.class,

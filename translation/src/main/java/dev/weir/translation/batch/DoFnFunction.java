@@ -7,13 +7,16 @@ import org.apache.beam.runners.core.StepContext;
 import org.apache.beam.runners.core.TimerInternals;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 
 /**
  * Runs a stateless DoFn over one Spark partition, one Beam bundle, producing outputs lazily as
- * the partition is consumed.
+ * the partition is consumed: of a Dataset (batch) or of an RDD (streaming).
  */
-final class DoFnFunction implements MapPartitionsFunction<WindowedValue<Object>, WindowedValue<Object>> {
+final class DoFnFunction
+    implements MapPartitionsFunction<WindowedValue<Object>, WindowedValue<Object>>,
+        FlatMapFunction<Iterator<WindowedValue<Object>>, WindowedValue<Object>> {
   private final DoFnSpec spec;
 
   DoFnFunction(DoFnSpec spec) {

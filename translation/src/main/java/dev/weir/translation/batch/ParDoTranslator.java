@@ -20,6 +20,7 @@ import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.function.FilterFunction;
 import org.apache.spark.api.java.function.MapFunction;
 import org.apache.spark.sql.Column;
@@ -60,6 +61,11 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
     boolean stateful = timeSorted || DoFnSignatures.isStateful(transform.getFn());
     Dataset<WindowedValue<Object>> in = context.dataset(input);
     putOutputs(context, tags, encoder -> run(in, spec, stateful, timeSorted, context, encoder));
+  }
+
+  /** A stateless DoFn over each partition of {@code in} (streaming's elements, as an RDD). */
+  public static JavaRDD<WindowedValue<Object>> runStateless(JavaRDD<WindowedValue<Object>> in, DoFnSpec spec) {
+    return in.mapPartitions(new DoFnFunction(spec));
   }
 
   /** What executors need to run the current step's DoFn; collects its side inputs. */
@@ -187,7 +193,10 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
     }
   }
 
-  private static final class UnwrapUnion implements MapFunction<WindowedValue<Object>, WindowedValue<Object>> {
+  /** A union element's value (of a Dataset or an RDD of a multi-output DoFn's union). */
+  public static final class UnwrapUnion
+      implements MapFunction<WindowedValue<Object>, WindowedValue<Object>>,
+          org.apache.spark.api.java.function.Function<WindowedValue<Object>, WindowedValue<Object>> {
     @Override
     public WindowedValue<Object> call(WindowedValue<Object> value) {
       return value.withValue(((RawUnionValue) value.getValue()).getValue());

@@ -41,12 +41,13 @@ public final class WindowAssignTranslator implements TransformTranslator<Window.
             .flatMap(new AssignWindows(context.stepName(), windowFn), TranslationContext.encoder(out)));
   }
 
-  private static final class AssignWindows
+  /** Each element in the windows {@code windowFn} assigns it (of a Dataset or an RDD). */
+  public static final class AssignWindows
       implements FlatMapFunction<WindowedValue<Object>, WindowedValue<Object>> {
     private final String stepName;
     private final WindowFn<Object, BoundedWindow> windowFn;
 
-    AssignWindows(String stepName, WindowFn<Object, BoundedWindow> windowFn) {
+    public AssignWindows(String stepName, WindowFn<Object, BoundedWindow> windowFn) {
       this.stepName = stepName;
       this.windowFn = windowFn;
     }

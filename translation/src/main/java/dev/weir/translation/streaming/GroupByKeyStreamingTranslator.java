@@ -2,6 +2,7 @@ package dev.weir.translation.streaming;
 
 import dev.weir.translation.TimePolicies;
 import dev.weir.translation.TransformTranslator;
+import dev.weir.translation.CoderFunctions;
 import dev.weir.translation.TranslationContext;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
@@ -73,17 +74,13 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
     JavaRDD<byte[]> grouped =
         KeyedShuffle.pinned(
             context,
-            KeyedShuffle.byKey(context.dataset(input), kvCoder.getKeyCoder(), spec.elementCoder, false, partitions)
+            KeyedShuffle.byKey(context.rdd(input), kvCoder.getKeyCoder(), spec.elementCoder, false, partitions)
                 .mapPartitionsWithIndex(new GroupAlsoByWindowPartition(spec), true));
     KeyedShuffle.runOnce(context, grouped, spec.holds, partitions, last);
     run.reportOutputWatermark(last.outputWatermark(run.inputWatermark()));
     if (last.emittedNothing(context)) {
       return;
     }
-    context.putDataset(
-        output,
-        context
-            .session()
-            .createDataset(grouped.map(new KeyedShuffle.Decode<>(spec.outputCoder)).rdd(), TranslationContext.encoder(output)));
+    context.putRdd(output, grouped.map(new CoderFunctions.Decode<>(spec.outputCoder)), true);
   }
 }

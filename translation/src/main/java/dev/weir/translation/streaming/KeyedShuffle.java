@@ -12,9 +12,7 @@ import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.spark.Partitioner;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
-import org.apache.spark.api.java.function.Function;
 import org.apache.spark.api.java.function.PairFunction;
-import org.apache.spark.sql.Dataset;
 import org.apache.spark.storage.StorageLevel;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
@@ -31,12 +29,12 @@ final class KeyedShuffle {
   /** (partition, (key bytes, element bytes)), partitioned by the first; the key is dropped from the element unless {@code withKey}. */
   @SuppressWarnings({"unchecked", "rawtypes"})
   static JavaPairRDD<Integer, Tuple2<byte[], byte[]>> byKey(
-      Dataset<? extends WindowedValue<? extends KV<?, ?>>> input,
+      JavaRDD<? extends WindowedValue<? extends KV<?, ?>>> input,
       Coder<Object> keyCoder,
       Coder<WindowedValue<Object>> elementCoder,
       boolean withKey,
       int partitions) {
-    return ((JavaRDD<WindowedValue<KV<Object, Object>>>) (JavaRDD) input.toJavaRDD())
+    return ((JavaRDD<WindowedValue<KV<Object, Object>>>) (JavaRDD) input)
         .mapToPair(new ByKey(keyCoder, elementCoder, withKey, partitions))
         .partitionBy(new ByPartitionIndex(partitions));
   }
@@ -224,20 +222,6 @@ final class KeyedShuffle {
     @Override
     public int hashCode() {
       return partitions;
-    }
-  }
-
-  /** Beam-encoded bytes back to elements. */
-  static final class Decode<T> implements Function<byte[], T> {
-    private final Coder<T> coder;
-
-    Decode(Coder<T> coder) {
-      this.coder = coder;
-    }
-
-    @Override
-    public T call(byte[] bytes) throws Exception {
-      return CoderUtils.decodeFromByteArray(coder, bytes);
     }
   }
 }

@@ -1,19 +1,23 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.CoderFunctions;
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
 import dev.weir.translation.batch.ParDoTranslator;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.HashSet;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.transforms.join.RawUnionValue;
 import org.apache.beam.sdk.transforms.join.UnionCoder;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.reflect.DoFnSignatures;
@@ -26,9 +30,7 @@ import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.beam.sdk.values.WindowedValues;
 import org.apache.spark.api.java.function.FilterFunction;
 import org.apache.spark.api.java.function.FlatMapFunction;
-import org.apache.spark.api.java.function.MapFunction;
-import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Encoders;
+import org.apache.spark.api.java.function.Function;
 import org.apache.spark.storage.StorageLevel;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
@@ -72,8 +74,15 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     }
     if (DoFnSignatures.isStateful(transform.getFn())) {
       hold = min(hold, runStateful(transform, context));
-    } else {
+    } else if (DoFnSignatures.requiresTimeSortedInput(transform.getFn())) {
+      // Sorted within the epoch, as batch sorts its whole input.
       batch.translate(transform, context);
+    } else {
+      putOutputs(
+          context,
+          ParDoTranslator.outputTags(transform.getMainOutputTag(), context),
+          ParDoTranslator.runStateless(context.rdd(context.input()), ParDoTranslator.spec(transform, context)),
+          false);
     }
     run.reportOutputWatermark(hold);
   }
@@ -95,6 +104,47 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
       coders.add(context.outputs().get(tag).getCoder());
     }
     return UnionCoder.of(coders);
+  }
+
+  /**
+   * Registers a DoFn step's outputs from what it {@code emitted}: the one output's elements, or a
+   * union of every output's, tagged by index ({@link #outputValueCoder}), which each output
+   * filters. {@code persisted}: {@code emitted} decodes blocks persisted already (a keyed step's
+   * result); otherwise a union is persisted, since every output reads it.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  static void putOutputs(
+      TranslationContext context, List<TupleTag<?>> tags, JavaRDD<WindowedValue<Object>> emitted, boolean persisted) {
+    Map<TupleTag<?>, PCollection<?>> outputs = context.outputs();
+    if (tags.size() == 1) {
+      context.putRdd((PCollection<Object>) outputs.get(tags.get(0)), emitted, persisted);
+      return;
+    }
+    JavaRDD<WindowedValue<Object>> union = emitted;
+    if (!persisted) {
+      Coder<?> windowCoder = TranslationContext.windowCoder(outputs.get(tags.get(0)));
+      union = context.persistEncoded(emitted, (Coder) WindowedValues.getFullCoder(outputValueCoder(tags, context), (Coder) windowCoder));
+    }
+    for (int i = 0; i < tags.size(); i++) {
+      context.putRdd(
+          (PCollection<Object>) outputs.get(tags.get(i)),
+          union.filter(new HasUnionTag(i)).map(new ParDoTranslator.UnwrapUnion()),
+          false);
+    }
+  }
+
+  /** Whether a union element is of output {@code tag}. */
+  private static final class HasUnionTag implements Function<WindowedValue<Object>, Boolean> {
+    private final int tag;
+
+    HasUnionTag(int tag) {
+      this.tag = tag;
+    }
+
+    @Override
+    public Boolean call(WindowedValue<Object> value) {
+      return ((RawUnionValue) value.getValue()).getUnionTag() == tag;
+    }
   }
 
   /**
@@ -134,18 +184,14 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     JavaRDD<byte[]> out =
         KeyedShuffle.pinned(
             context,
-            KeyedShuffle.byKey(context.dataset(input), plan.keyCoder, plan.elementCoder, true, partitions)
+            KeyedShuffle.byKey(context.rdd(input), plan.keyCoder, plan.elementCoder, true, partitions)
                 .mapPartitionsWithIndex(new StatefulParDoPartition(plan), true));
     KeyedShuffle.runOnce(context, out, plan.holds, partitions, last);
     Instant hold = last.outputWatermark(run.inputWatermark());
     if (last.emittedNothing(context)) {
       return hold;
     }
-    Coder<WindowedValue<Object>> outputCoder = plan.outputCoder;
-    ParDoTranslator.putOutputs(
-        context,
-        tags,
-        encoder -> context.session().createDataset(out.map(new KeyedShuffle.Decode<>(outputCoder)).rdd(), encoder));
+    putOutputs(context, tags, out.map(new CoderFunctions.Decode<>(plan.outputCoder)), true);
     return hold;
   }
 
@@ -160,14 +206,11 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     Coder<WindowedValue<Object>> coder =
         (Coder) WindowedValues.getFullCoder(input.getCoder(), TranslationContext.windowCoder(input));
     Waiting waiting = run.progress(Waiting::new);
-    Dataset<WindowedValue<Object>> in = context.dataset(input);
+    JavaRDD<WindowedValue<Object>> in = context.rdd(input);
     if (!waiting.elements.isEmpty()) {
-      List<WindowedValue<Object>> earlier = new ArrayList<>();
-      for (byte[] b : waiting.elements) {
-        earlier.add(decode(coder, b));
-      }
+      JavaSparkContext jsc = JavaSparkContext.fromSparkContext(context.session().sparkContext());
+      in = in.union(jsc.parallelize(new ArrayList<>(waiting.elements), 1).map(new CoderFunctions.Decode<>(coder)));
       waiting.elements.clear();
-      in = in.union(context.session().createDataset(earlier, TranslationContext.encoder(input)));
     }
     List<WindowMappingFn<?>> mappings = new ArrayList<>();
     List<Long> watermarks = new ArrayList<>();
@@ -186,14 +229,14 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     }
     Instant hold = BoundedWindow.TIMESTAMP_MAX_VALUE;
     if (!complete) {
-      Dataset<WindowedValue<Object>> exploded =
-          in.flatMap(new ExplodeWindows(), TranslationContext.encoder(input)).persist(StorageLevel.MEMORY_AND_DISK());
+      // Read twice (what waits, what goes on): persisted, Beam-encoded, for the epoch.
+      JavaRDD<byte[]> explodedBytes =
+          in.flatMap(new ExplodeWindows()).map(new CoderFunctions.Encode<>(coder)).persist(StorageLevel.MEMORY_AND_DISK());
+      run.unpersistAtEpochEnd(explodedBytes);
+      JavaRDD<WindowedValue<Object>> exploded = explodedBytes.map(new CoderFunctions.Decode<>(coder));
       SideInputsReady ready = new SideInputsReady(mappings, watermarks, fired, windowCoders);
       context.session().sparkContext().setJobDescription(context.stepName() + " (waiting for side inputs)");
-      List<byte[]> notReady =
-          exploded.filter((FilterFunction<WindowedValue<Object>>) e -> !ready.call(e))
-              .map(new Encode(coder), Encoders.BINARY())
-              .collectAsList();
+      List<byte[]> notReady = exploded.filter(e -> !ready.call(e)).map(new CoderFunctions.Encode<>(coder)).collect();
       for (byte[] b : notReady) {
         Instant t = decode(coder, b).getTimestamp();
         if (t.isBefore(hold)) {
@@ -201,8 +244,7 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
         }
       }
       waiting.elements.addAll(notReady);
-      in = exploded.filter(ready);
-      run.unpersistAtEpochEnd(exploded);
+      in = exploded.filter(e -> ready.call(e));
     }
     context.overrideInput(input, in);
     return hold;
@@ -250,21 +292,9 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
 
   private static final class ExplodeWindows implements FlatMapFunction<WindowedValue<Object>, WindowedValue<Object>> {
     @Override
+    @SuppressWarnings({"unchecked", "rawtypes"})
     public Iterator<WindowedValue<Object>> call(WindowedValue<Object> e) {
       return (Iterator) e.explodeWindows().iterator();
-    }
-  }
-
-  private static final class Encode implements MapFunction<WindowedValue<Object>, byte[]> {
-    private final Coder<WindowedValue<Object>> coder;
-
-    Encode(Coder<WindowedValue<Object>> coder) {
-      this.coder = coder;
-    }
-
-    @Override
-    public byte[] call(WindowedValue<Object> e) throws Exception {
-      return CoderUtils.encodeToByteArray(coder, e);
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.weir.translation.streaming;
 
 import dev.weir.translation.TransformTranslator;
+import dev.weir.translation.CoderFunctions;
 import dev.weir.translation.TranslationContext;
 import dev.weir.translation.batch.ParDoTranslator;
 import dev.weir.translation.batch.SplittableProcessTranslator;
@@ -13,7 +14,6 @@ import org.apache.beam.sdk.util.construction.SplittableParDo;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TupleTag;
-import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.beam.sdk.values.WindowedValues;
 import org.apache.spark.api.java.JavaRDD;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -75,7 +75,7 @@ public final class SplittableProcessStreamingTranslator
     JavaRDD<byte[]> out =
         KeyedShuffle.pinned(
             context,
-            KeyedShuffle.byKey(context.dataset(input), (Coder) ByteArrayCoder.of(), plan.elementCoder, true, partitions)
+            KeyedShuffle.byKey(context.rdd(input), (Coder) ByteArrayCoder.of(), plan.elementCoder, true, partitions)
                 .mapPartitionsWithIndex(new SplittableProcessPartition(plan), true));
     hold = min(hold, KeyedShuffle.runOnce(context, out, plan.holds, partitions, new KeyedShuffle.LastRun()).outputWatermark(run.inputWatermark()));
     // A partition holds a watermark only while a work item waits in its state, with its resume
@@ -83,11 +83,7 @@ public final class SplittableProcessStreamingTranslator
     if (plan.holds.value().values().stream().anyMatch(r -> r.hold() < BoundedWindow.TIMESTAMP_MAX_VALUE.getMillis())) {
       run.noteWaiting();
     }
-    Coder<WindowedValue<Object>> outputCoder = plan.outputCoder;
-    ParDoTranslator.putOutputs(
-        context,
-        tags,
-        encoder -> context.session().createDataset(out.map(new KeyedShuffle.Decode<>(outputCoder)).rdd(), encoder));
+    ParDoStreamingTranslator.putOutputs(context, tags, out.map(new CoderFunctions.Decode<>(plan.outputCoder)), true);
     run.reportOutputWatermark(hold);
   }
 

@@ -1,6 +1,7 @@
 package dev.weir.translation.streaming;
 
 import dev.weir.translation.TransformTranslator;
+import dev.weir.translation.CoderFunctions;
 import dev.weir.translation.TranslationContext;
 import dev.weir.translation.metrics.BundleMetrics;
 import java.util.ArrayList;
@@ -188,15 +189,10 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
       context.putEmpty(out);
       return;
     }
-    context.putDataset(
+    context.putRdd(
         out,
-        context
-            .session()
-            .createDataset(
-                read.map(new KeyedShuffle.Decode<>(
-                        (org.apache.beam.sdk.coders.Coder) WindowedValues.getFullCoder(
-                            out.getCoder(), TranslationContext.windowCoder(out))))
-                    .rdd(),
-                TranslationContext.encoder(out)));
+        read.map(new CoderFunctions.Decode<>(
+            (org.apache.beam.sdk.coders.Coder) WindowedValues.getFullCoder(out.getCoder(), TranslationContext.windowCoder(out)))),
+        true);
   }
 }
