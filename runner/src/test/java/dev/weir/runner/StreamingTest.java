@@ -517,6 +517,56 @@ class StreamingTest {
     }
   }
 
+  /**
+   * Executors keep a stateless DoFn's instances across epochs: Beam lets one instance serve many
+   * bundles, one at a time, so {@code @Setup} runs at most once per bundle that runs at the same
+   * time (local[2]: two), not once per epoch and partition (here 3 splits and about 10 epochs);
+   * every instance is torn down once the run ends. Each element is seen once: the sum of 0..29 is
+   * 435.
+   */
+  @Test
+  void aDoFnIsSetUpOncePerConcurrentBundleAndTornDownAtTheEnd() throws Exception {
+    LifecycleFn.SETUPS.set(0);
+    LifecycleFn.TEARDOWNS.set(0);
+    LifecycleFn.BUNDLES.set(0);
+    Pipeline p = Pipelines.create("--epochMaxRecords=1");
+    p.apply(Read.from(new FiniteUnboundedSource(0, 30, 1))).apply("Lifecycle", ParDo.of(new LifecycleFn()));
+    PipelineResult result = p.run();
+    assertThat(result.waitUntilFinish(), equalTo(PipelineResult.State.DONE));
+    assertThat(sum(result, "lifecycle"), equalTo(435L));
+    assertThat(LifecycleFn.BUNDLES.get(), greaterThan(10));
+    assertThat(LifecycleFn.SETUPS.get(), org.hamcrest.Matchers.lessThanOrEqualTo(2));
+    assertThat(LifecycleFn.TEARDOWNS.get(), equalTo(LifecycleFn.SETUPS.get()));
+  }
+
+  /** Counts its set-ups, bundles and teardowns in this JVM (embedded Spark's executor). */
+  private static final class LifecycleFn extends DoFn<Long, Void> {
+    static final java.util.concurrent.atomic.AtomicInteger SETUPS = new java.util.concurrent.atomic.AtomicInteger();
+    static final java.util.concurrent.atomic.AtomicInteger BUNDLES = new java.util.concurrent.atomic.AtomicInteger();
+    static final java.util.concurrent.atomic.AtomicInteger TEARDOWNS = new java.util.concurrent.atomic.AtomicInteger();
+    private final Counter sum = Metrics.counter(StreamingTest.class, "lifecycle");
+
+    @Setup
+    public void setup() {
+      SETUPS.incrementAndGet();
+    }
+
+    @StartBundle
+    public void startBundle() {
+      BUNDLES.incrementAndGet();
+    }
+
+    @ProcessElement
+    public void process(@Element Long x) {
+      sum.inc(x);
+    }
+
+    @Teardown
+    public void teardown() {
+      TEARDOWNS.incrementAndGet();
+    }
+  }
+
   private static long sum(PipelineResult result, String name) {
     return result.metrics()
         .queryMetrics(MetricsFilter.builder().addNameFilter(MetricNameFilter.named(StreamingTest.class, name)).build())

@@ -95,6 +95,11 @@ public final class TranslationContext {
     return streaming;
   }
 
+  /** The id of the streaming run this translation is an epoch of; null in batch. */
+  public @Nullable String streamingRunId() {
+    return streaming == null ? null : streaming.runId();
+  }
+
   public TimePolicies policies() {
     return policies;
   }

@@ -15,8 +15,6 @@ import org.apache.beam.runners.core.DoFnRunners;
 import org.apache.beam.runners.core.StepContext;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.join.RawUnionValue;
-import org.apache.beam.sdk.transforms.reflect.DoFnInvoker;
-import org.apache.beam.sdk.transforms.reflect.DoFnInvokers;
 import org.apache.beam.sdk.util.WindowedValueMultiReceiver;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.WindowedValue;
@@ -26,8 +24,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One Spark partition as one Beam bundle of a ParDo: a fresh DoFn instance, set up once and torn
- * down once (also when the task fails or ends early); outputs buffered until pulled, as
+ * One Spark partition as one Beam bundle of a ParDo: a DoFn instance set up for it, or in
+ * streaming one kept from an earlier bundle of the step ({@link DoFnInstances}); given back when
+ * the bundle succeeds, torn down when the task fails or ends early; outputs buffered until pulled, as
  * {@link RawUnionValue}s tagged by output position when there are several outputs; bundle
  * finalizers run after the bundle succeeded.
  */
@@ -43,8 +42,8 @@ public abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator
   private final boolean tagged;
   private final BroadcastSideInputReader sideInputReader;
   private final BundleMetrics metrics;
-  private DoFnInvoker<Object, Object> invoker;
-  private boolean tornDown;
+  private DoFnInstances.Instance instance;
+  private boolean released;
   private boolean finished;
 
   protected DoFnBundle(DoFnSpec spec) {
@@ -59,8 +58,8 @@ public abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator
       task.addTaskCompletionListener((TaskContext ctx) -> tearDown());
     }
     try (Closeable scope = metrics.enter()) {
-      this.fn = spec.newFn();
-      this.invoker = DoFnInvokers.tryInvokeSetupFor(fn, spec.options.get());
+      this.instance = DoFnInstances.acquire(spec);
+      this.fn = instance.fn;
     } catch (RuntimeException | IOException | Error e) {
       throw new StepFailure(spec.stepName, e);
     }
@@ -150,9 +149,12 @@ public abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator
     }
   }
 
-  /** Ends a bundle that succeeded: teardown, then the bundle finalizers. */
+  /** Ends a bundle that succeeded: the instance given back, then the bundle finalizers. */
   private void succeed() throws Exception {
-    tearDown();
+    if (!released && instance != null) {
+      released = true;
+      DoFnInstances.release(spec, instance);
+    }
     runFinalizers();
   }
 
@@ -175,14 +177,15 @@ public abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator
     return t instanceof StepFailure ? (StepFailure) t : new StepFailure(spec.stepName, t);
   }
 
+  /** A bundle that failed or ended early: its instance may be in any state, so it goes. */
   void tearDown() {
-    if (tornDown || invoker == null) {
+    if (released || instance == null) {
       return;
     }
-    tornDown = true;
+    released = true;
     try (Closeable scope = metrics.enter()) {
-      invoker.invokeTeardown();
-    } catch (RuntimeException | IOException e) {
+      DoFnInstances.tearDown(instance, spec.stepName);
+    } catch (IOException e) {
       LOG.warn("Teardown of a DoFn of step '{}' failed", spec.stepName, e);
     }
   }

@@ -13,10 +13,12 @@ import org.apache.beam.sdk.util.SerializableUtils;
 import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.WindowingStrategy;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * Everything an executor needs to run one ParDo step: the serialised DoFn (deserialised afresh
- * per bundle), its coders, output tags (main first), windowing and side inputs.
+ * Everything an executor needs to run one ParDo step: the serialised DoFn (deserialised when a
+ * bundle needs a new instance: {@link DoFnInstances}), its coders, output tags (main first),
+ * windowing and side inputs.
  */
 public final class DoFnSpec implements Serializable {
   public final String stepName;
@@ -30,6 +32,11 @@ public final class DoFnSpec implements Serializable {
   final Map<String, PCollectionView<?>> sideInputMapping;
   final List<SideInputData> sideInputs;
   final PipelineMetrics metrics;
+  /**
+   * The streaming run within which executors keep this step's DoFn instances between bundles
+   * ({@link DoFnInstances}); null: each bundle sets up and tears down its own.
+   */
+  final @Nullable String reusedWithin;
 
   DoFnSpec(
       String stepName,
@@ -42,7 +49,8 @@ public final class DoFnSpec implements Serializable {
       DoFnSchemaInformation schemaInformation,
       Map<String, PCollectionView<?>> sideInputMapping,
       List<SideInputData> sideInputs,
-      PipelineMetrics metrics) {
+      PipelineMetrics metrics,
+      @Nullable String reusedWithin) {
     this.stepName = stepName;
     this.serializedFn = SerializableUtils.serializeToByteArray(fn);
     this.options = options;
@@ -54,6 +62,7 @@ public final class DoFnSpec implements Serializable {
     this.sideInputMapping = sideInputMapping;
     this.sideInputs = sideInputs;
     this.metrics = metrics;
+    this.reusedWithin = reusedWithin;
   }
 
   /** The main output's tag. */

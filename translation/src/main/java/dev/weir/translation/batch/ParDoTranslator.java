@@ -68,7 +68,10 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
     return in.mapPartitions(new DoFnFunction(spec));
   }
 
-  /** What executors need to run the current step's DoFn; collects its side inputs. */
+  /**
+   * What executors need to run the current step's DoFn; collects its side inputs. In streaming,
+   * executors keep the DoFn's instances across the run's epochs.
+   */
   public static DoFnSpec spec(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
     PCollection<Object> input = context.input();
     return new DoFnSpec(
@@ -82,7 +85,8 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
         ParDoTranslation.getSchemaInformation(context.current()),
         ParDoTranslation.getSideInputMapping(context.current()),
         sideInputs(context, transform.getSideInputs().values()),
-        context.metrics());
+        context.metrics(),
+        context.streamingRunId());
   }
 
   /** The broadcast contents of {@code views}, collected on first use. */

@@ -58,7 +58,10 @@ public final class SplittableProcessTranslator
         DoFnSchemaInformation.create(),
         transform.getSideInputMapping(),
         ParDoTranslator.sideInputs(context, transform.getSideInputs()),
-        context.metrics());
+        context.metrics(),
+        // A ProcessFn per bundle: each bundle binds it to its own state, timers and checkpoint
+        // executor (SplittableProcessPartition).
+        null);
   }
 
   @Override
@@ -78,7 +81,9 @@ public final class SplittableProcessTranslator
             DoFnSchemaInformation.create(),
             transform.getSideInputMapping(),
             ParDoTranslator.sideInputs(context, transform.getSideInputs()),
-            context.metrics());
+            context.metrics(),
+            // Batch: each bundle sets up its own instance.
+            null);
     int partitions = Integer.parseInt(context.session().conf().get("spark.sql.shuffle.partitions"));
     Dataset<WindowedValue<KV<byte[], KV<Object, Object>>>> spread = context.dataset(input).repartition(partitions);
     ParDoTranslator.putOutputs(context, tags, encoder -> spread.mapPartitions(new SplittableDoFnFunction(spec), encoder));

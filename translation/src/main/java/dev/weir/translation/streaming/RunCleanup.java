@@ -1,5 +1,6 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.batch.DoFnInstances;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -11,10 +12,11 @@ import org.slf4j.LoggerFactory;
 /**
  * What a streaming run leaves in executor JVMs, removed when it ends: the marks of its committed
  * epochs are finalized (some sources can only finalize through their open reader), its source
- * readers closed, its keyed state forgotten. This JVM first (the only executor of embedded
- * Spark), then, on a cluster, one small task per executor the run used, each preferring that
- * executor. An executor that cannot be reached closes the run's readers itself once they have
- * been idle for long ({@link SplitReaders#IDLE_EVICTION_MILLIS}).
+ * readers closed, its keyed state forgotten, its DoFn instances torn down. This JVM first (the
+ * only executor of embedded Spark), then, on a cluster, one small task per executor the run
+ * used, each preferring that executor. An executor that cannot be reached closes the run's
+ * readers and tears down its DoFns itself once they have been idle for long ({@link
+ * SplitReaders#IDLE_EVICTION_MILLIS}, {@code DoFnInstances.IDLE_EVICTION_MILLIS}).
  */
 final class RunCleanup {
   private static final Logger LOG = LoggerFactory.getLogger(RunCleanup.class);
@@ -51,6 +53,7 @@ final class RunCleanup {
       SplitReaders.closeRun(runId, committed);
       BundleFinalizers.closeRun(runId, committed);
       KeyedStateStore.dropRun(runId);
+      DoFnInstances.closeRun(runId);
     }
   }
 }

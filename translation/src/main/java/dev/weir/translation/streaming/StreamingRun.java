@@ -539,7 +539,8 @@ public final class StreamingRun {
 
   /**
    * Ends the run on the executors and in this JVM: the marks of its completed epochs are
-   * finalized, its source readers closed and its keyed state forgotten ({@link RunCleanup}).
+   * finalized, its source readers closed, its keyed state forgotten and its DoFn instances torn
+   * down ({@link RunCleanup}).
    */
   public void close(org.apache.spark.SparkContext sparkContext) {
     RunCleanup.run(sparkContext, runId, lastCompleted, executors);
