@@ -1,5 +1,7 @@
 package dev.weir.translation.batch;
 
+import dev.weir.translation.runtime.DoFnFunction;
+import dev.weir.translation.runtime.DoFnSpec;
 import dev.weir.encoders.CoderEncoders;
 import dev.weir.translation.SideInputData;
 import dev.weir.translation.TransformTranslator;

@@ -1,5 +1,7 @@
 package dev.weir.translation.batch;
 
+import dev.weir.translation.runtime.DoFnBundle;
+import dev.weir.translation.runtime.DoFnSpec;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

@@ -1,5 +1,6 @@
 package dev.weir.translation.batch;
 
+import dev.weir.translation.runtime.DoFnSpec;
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
 import java.util.List;

@@ -1,5 +1,8 @@
 package dev.weir.translation.batch;
 
+import dev.weir.translation.runtime.KeyStepContext;
+import dev.weir.translation.runtime.DoFnBundle;
+import dev.weir.translation.runtime.DoFnSpec;
 import dev.weir.translation.TimePolicies;
 import java.util.ArrayList;
 import java.util.Arrays;

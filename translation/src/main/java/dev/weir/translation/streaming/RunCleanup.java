@@ -1,6 +1,6 @@
 package dev.weir.translation.streaming;
 
-import dev.weir.translation.batch.DoFnInstances;
+import dev.weir.translation.runtime.DoFnInstances;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

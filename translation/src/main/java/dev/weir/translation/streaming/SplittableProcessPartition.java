@@ -1,8 +1,8 @@
 package dev.weir.translation.streaming;
 
-import dev.weir.translation.batch.DoFnBundle;
-import dev.weir.translation.batch.DoFnSpec;
-import dev.weir.translation.batch.KeyStepContext;
+import dev.weir.translation.runtime.DoFnBundle;
+import dev.weir.translation.runtime.DoFnSpec;
+import dev.weir.translation.runtime.KeyStepContext;
 import java.io.Serializable;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

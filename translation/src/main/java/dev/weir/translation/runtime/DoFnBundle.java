@@ -1,4 +1,4 @@
-package dev.weir.translation.batch;
+package dev.weir.translation.runtime;
 
 import dev.weir.translation.BroadcastSideInputReader;
 import dev.weir.translation.StepFailure;
@@ -37,7 +37,7 @@ public abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator
 
   protected final DoFnSpec spec;
   protected final DoFn<Object, Object> fn;
-  final ArrayDeque<WindowedValue<Object>> buffer = new ArrayDeque<>();
+  protected final ArrayDeque<WindowedValue<Object>> buffer = new ArrayDeque<>();
   private final List<DoFn.BundleFinalizer.Callback> finalizers = new ArrayList<>();
   private final boolean tagged;
   private final BroadcastSideInputReader sideInputReader;
@@ -163,7 +163,7 @@ public abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator
    * splittable DoFn's checkpoint (resume) ends a bundle in Beam's model: the work before it is
    * committed, so its finalizers run there.
    */
-  void runFinalizers() throws Exception {
+  protected void runFinalizers() throws Exception {
     List<DoFn.BundleFinalizer.Callback> due = new ArrayList<>(finalizers);
     finalizers.clear();
     for (DoFn.BundleFinalizer.Callback callback : due) {
@@ -172,13 +172,13 @@ public abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator
   }
 
   /** Ends a bundle that failed; the returned exception names the step. */
-  StepFailure fail(Throwable t) {
+  protected StepFailure fail(Throwable t) {
     tearDown();
     return t instanceof StepFailure ? (StepFailure) t : new StepFailure(spec.stepName, t);
   }
 
   /** A bundle that failed or ended early: its instance may be in any state, so it goes. */
-  void tearDown() {
+  protected void tearDown() {
     if (released || instance == null) {
       return;
     }

@@ -1,4 +1,4 @@
-package dev.weir.translation.batch;
+package dev.weir.translation.runtime;
 
 import org.apache.beam.runners.core.DoFnRunner;
 import org.apache.beam.runners.core.StateInternals;

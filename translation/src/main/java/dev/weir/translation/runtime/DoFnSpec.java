@@ -1,4 +1,4 @@
-package dev.weir.translation.batch;
+package dev.weir.translation.runtime;
 
 import dev.weir.translation.SideInputData;
 import dev.weir.translation.metrics.PipelineMetrics;
@@ -25,20 +25,20 @@ public final class DoFnSpec implements Serializable {
   private final byte[] serializedFn;
   public final SerializablePipelineOptions options;
   public final Coder<Object> inputCoder;
-  final Map<TupleTag<?>, Coder<?>> outputCoders;
-  final List<TupleTag<?>> outputTags;
+  public final Map<TupleTag<?>, Coder<?>> outputCoders;
+  public final List<TupleTag<?>> outputTags;
   public final WindowingStrategy<?, ?> windowingStrategy;
-  final DoFnSchemaInformation schemaInformation;
-  final Map<String, PCollectionView<?>> sideInputMapping;
-  final List<SideInputData> sideInputs;
-  final PipelineMetrics metrics;
+  public final DoFnSchemaInformation schemaInformation;
+  public final Map<String, PCollectionView<?>> sideInputMapping;
+  public final List<SideInputData> sideInputs;
+  public final PipelineMetrics metrics;
   /**
    * The streaming run within which executors keep this step's DoFn instances between bundles
    * ({@link DoFnInstances}); null: each bundle sets up and tears down its own.
    */
-  final @Nullable String reusedWithin;
+  public final @Nullable String reusedWithin;
 
-  DoFnSpec(
+  public DoFnSpec(
       String stepName,
       DoFn<?, ?> fn,
       SerializablePipelineOptions options,

@@ -1,4 +1,4 @@
-package dev.weir.translation.batch;
+package dev.weir.translation.runtime;
 
 import java.util.Iterator;
 import org.apache.beam.runners.core.DoFnRunner;
@@ -14,12 +14,12 @@ import org.apache.spark.api.java.function.MapPartitionsFunction;
  * Runs a stateless DoFn over one Spark partition, one Beam bundle, producing outputs lazily as
  * the partition is consumed: of a Dataset (batch) or of an RDD (streaming).
  */
-final class DoFnFunction
+public final class DoFnFunction
     implements MapPartitionsFunction<WindowedValue<Object>, WindowedValue<Object>>,
         FlatMapFunction<Iterator<WindowedValue<Object>>, WindowedValue<Object>> {
   private final DoFnSpec spec;
 
-  DoFnFunction(DoFnSpec spec) {
+  public DoFnFunction(DoFnSpec spec) {
     this.spec = spec;
   }
 

@@ -1,4 +1,4 @@
-package dev.weir.translation.batch;
+package dev.weir.translation.runtime;
 
 import java.util.Iterator;
 import java.util.Map;
