@@ -58,7 +58,7 @@ public final class TranslationContext {
   private final List<JavaRDD<?>> persistedRdds = new ArrayList<>();
   /** PCollections known to hold no element in this translation (a streaming epoch's). */
   private final java.util.Set<PCollection<?>> empty = new java.util.HashSet<>();
-  /** An empty Dataset per PCollection, made once per run: building its encoder costs milliseconds. */
+  /** An empty Dataset per PCollection, made once per run when a step asks for one: building its encoder costs milliseconds. */
   private final Map<PCollection<?>, Dataset<?>> emptyDatasets;
 
   TranslationContext(
@@ -152,6 +152,9 @@ public final class TranslationContext {
       return session.createDataset(((JavaRDD) override).rdd(), encoder(pc));
     }
     Dataset<?> ds = datasets.get(pc);
+    if (ds == null && empty.contains(pc)) {
+      ds = emptyDatasets.computeIfAbsent(pc, k -> session.emptyDataset(encoder(pc)));
+    }
     if (ds == null && rdds.containsKey(pc)) {
       ds = fromRdds.computeIfAbsent(pc, k -> session.createDataset(((JavaRDD) rdds.get(k)).rdd(), encoder(pc)));
     }
@@ -239,7 +242,8 @@ public final class TranslationContext {
    * and no leaf job runs for it, and the steps reading it may skip their work ({@link #isEmpty}).
    */
   public <T> void putEmpty(PCollection<T> pc) {
-    datasets.put(pc, emptyDatasets.computeIfAbsent(pc, k -> session.emptyDataset(encoder(pc))));
+    // No Dataset yet: building its encoder costs milliseconds (the first one, loading Catalyst,
+    // far more), and in streaming most readers take the RDD (none, see #rdd).
     empty.add(pc);
   }
 
