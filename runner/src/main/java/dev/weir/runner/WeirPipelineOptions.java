@@ -1,6 +1,7 @@
 package dev.weir.runner;
 
 import java.util.List;
+import dev.weir.translation.streaming.StreamingSettings;
 import org.apache.beam.sdk.options.ApplicationNameOptions;
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.DefaultValueFactory;
@@ -117,7 +118,7 @@ public interface WeirPipelineOptions
   void setBlockOnRun(boolean value);
 
   @Description("Streaming: records each unbounded source split reads at most per epoch.")
-  @Default.Long(100_000)
+  @Default.Long(StreamingSettings.DEFAULT_MAX_RECORDS)
   long getEpochMaxRecords();
 
   void setEpochMaxRecords(long value);
@@ -125,8 +126,9 @@ public interface WeirPipelineOptions
   @Description(
       "Streaming: milliseconds each unbounded source split reads at most per epoch; also the epoch's "
           + "read deadline: a split whose task starts after it (more splits than cores) stops at its "
-          + "first empty poll.")
-  @Default.Long(1_000)
+          + "first empty poll. Short by default so that an epoch's output follows its input within "
+          + "a fraction of a second; a longer read amortizes each epoch's fixed cost over more records.")
+  @Default.Long(StreamingSettings.DEFAULT_MAX_READ_TIME_MILLIS)
   long getEpochMaxReadTimeMillis();
 
   void setEpochMaxReadTimeMillis(long value);
@@ -134,7 +136,7 @@ public interface WeirPipelineOptions
   @Description(
       "Streaming: milliseconds an unbounded source split waits for a record to be ready before it "
           + "ends its read for the epoch (a reader with nothing ready is polled again until then).")
-  @Default.Long(100)
+  @Default.Long(StreamingSettings.DEFAULT_QUIET_MILLIS)
   long getEpochQuietMillis();
 
   void setEpochQuietMillis(long value);

@@ -14,7 +14,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  */
 public final class StreamingSettings implements Serializable {
   public static final long DEFAULT_MAX_RECORDS = 100_000;
-  public static final long DEFAULT_MAX_READ_TIME_MILLIS = 1_000;
+  public static final long DEFAULT_MAX_READ_TIME_MILLIS = 200;
   public static final long DEFAULT_QUIET_MILLIS = 100;
   public static final long DEFAULT_IDLE_WAIT_MILLIS = 100;
 
