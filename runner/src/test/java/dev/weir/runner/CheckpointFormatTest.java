@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * epoch runs, naming the option and the directory, rather than misreading it.
  */
 class CheckpointFormatTest {
-  private static final String FORMAT = "weir-checkpoint-format 1";
+  private static final String FORMAT = "weir-checkpoint-format 2";
 
   private static Pipeline countThree(Path dir) {
     Pipeline p = Pipelines.create("--runtimeMode=STREAMING", "--checkpointDir=" + dir);
@@ -48,9 +48,12 @@ class CheckpointFormatTest {
 
   @Test
   void aDirOfAnotherFormatIsRefused(@TempDir Path dir) throws Exception {
-    Files.writeString(dir.resolve("format"), "weir-checkpoint-format 0", StandardCharsets.UTF_8);
+    // Format 1: commits were Java-serialized maps (Weir before commits had explicit coders).
+    Files.writeString(dir.resolve("format"), "weir-checkpoint-format 1", StandardCharsets.UTF_8);
+    Files.createDirectories(dir.resolve("commits"));
+    Files.write(dir.resolve("commits/epoch-3"), new byte[] {(byte) 0xac, (byte) 0xed, 0, 5});
     RuntimeException e = assertThrows(RuntimeException.class, () -> countThree(dir).run());
     assertThat(e.getMessage(), containsString("--checkpointDir=" + dir));
-    assertThat(e.getMessage(), containsString("format 'weir-checkpoint-format 0'"));
+    assertThat(e.getMessage(), containsString("format 'weir-checkpoint-format 1'"));
   }
 }

@@ -266,6 +266,8 @@ public final class TranslationContext {
   public <T> void putAlias(PCollection<T> pc, PCollection<T> of) {
     if (rdds.containsKey(of)) {
       rdds.put(pc, rdds.get(of));
+    } else if (!datasets.containsKey(of) && empty.contains(of)) {
+      empty.add(pc);
     } else {
       datasets.put(pc, dataset(of));
     }

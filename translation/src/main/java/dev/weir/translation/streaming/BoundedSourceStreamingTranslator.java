@@ -19,6 +19,14 @@ public final class BoundedSourceStreamingTranslator<T extends PTransform<?, ?>> 
     this.batch = batch;
   }
 
+  /** Whether the source is still to be read (in the first epoch): one flag, as a boolean. */
+  private static final StepProgress<boolean[]> PENDING =
+      new StepProgress<>(
+          "pending",
+          org.apache.beam.sdk.coders.DelegateCoder.of(
+              org.apache.beam.sdk.coders.BooleanCoder.of(), b -> b[0], b -> new boolean[] {b}),
+          () -> new boolean[] {true});
+
   @Override
   public @Nullable String whyNot(T transform, TranslationContext context) {
     return batch.whyNot(transform, context);
@@ -27,7 +35,7 @@ public final class BoundedSourceStreamingTranslator<T extends PTransform<?, ?>> 
   @Override
   public void translate(T transform, TranslationContext context) {
     StreamingRun run = context.streaming();
-    boolean[] pending = run.progress(() -> new boolean[] {true});
+    boolean[] pending = run.progress(PENDING);
     if (pending[0]) {
       pending[0] = false;
       batch.translate(transform, context);

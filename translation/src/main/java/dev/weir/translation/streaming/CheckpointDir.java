@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
-import org.apache.beam.sdk.util.SerializableUtils;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -39,7 +38,7 @@ public final class CheckpointDir {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CheckpointDir.class);
   private static final String COMMIT = "epoch-";
   /** What {@code format} holds; changes whenever a file here is laid out or encoded otherwise. */
-  static final String FORMAT = "weir-checkpoint-format 1";
+  static final String FORMAT = "weir-checkpoint-format 2";
 
   private final String uri;
   private final FileSystem fs;
@@ -120,15 +119,15 @@ public final class CheckpointDir {
     }
     Path path = commitPath(last);
     try {
-      return (EpochCommit) SerializableUtils.deserializeFromByteArray(readAll(path), "the commit " + path);
-    } catch (IllegalArgumentException e) {
+      return EpochCommit.decode(readAll(path), "The commit " + path);
+    } catch (IOException e) {
       throw new IllegalStateException("Could not read the commit " + path + " in --checkpointDir=" + uri, e);
     }
   }
 
   /** Commits an epoch: after this, a restarted pipeline resumes from it. */
   public void commit(EpochCommit commit) throws IOException {
-    byte[] bytes = SerializableUtils.serializeToByteArray(commit);
+    byte[] bytes = commit.encode();
     Path tmp = new Path(root, "commits/." + COMMIT + commit.epoch() + ".tmp");
     write(tmp, bytes);
     if (!fs.rename(tmp, commitPath(commit.epoch()))) {

@@ -57,8 +57,9 @@ final class KeyedShuffle {
    * timer due. Such an epoch runs no job for the step, and its partitions' state stays at the
    * epoch it last ran in ({@link #stateEpoch}).
    */
-  static final class LastRun implements java.io.Serializable {
-    private static final long serialVersionUID = 1L;
+  static final class LastRun {
+    private static final StepProgress<LastRun> KIND = StepProgress.of("keyed state", LastRun::write, LastRun::read, LastRun::new);
+
     /** -1: not known (a run restored from a commit that did not record it): the step runs. */
     long epoch = -1;
     long hold;
@@ -67,12 +68,30 @@ final class KeyedShuffle {
     /** Elements the step emitted in the epoch it last ran in. */
     long emitted;
 
+    private void write(java.io.DataOutputStream out) throws java.io.IOException {
+      out.writeLong(epoch);
+      out.writeLong(hold);
+      out.writeLong(nextEventTimer);
+      out.writeLong(nextProcessingTimer);
+      out.writeLong(emitted);
+    }
+
+    private static LastRun read(java.io.DataInputStream in) throws java.io.IOException {
+      LastRun r = new LastRun();
+      r.epoch = in.readLong();
+      r.hold = in.readLong();
+      r.nextEventTimer = in.readLong();
+      r.nextProcessingTimer = in.readLong();
+      r.emitted = in.readLong();
+      return r;
+    }
+
     /**
      * The current step's, kept between epochs under a name of its own: a step may keep other
      * progress too (a stateful DoFn's elements waiting for side inputs).
      */
     static LastRun of(StreamingRun run, String stepName) {
-      return run.progressOf(stepName + " [keyed state]", LastRun::new);
+      return run.progressOf(stepName, KIND);
     }
 
     /** The epoch whose state the partitions open in {@code epoch}. */

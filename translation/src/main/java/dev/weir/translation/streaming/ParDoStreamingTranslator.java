@@ -61,9 +61,27 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
   }
 
   /** Elements waiting for side inputs, Beam-encoded, one window each. */
-  private static final class Waiting implements java.io.Serializable {
+  private static final class Waiting {
     final ArrayList<byte[]> elements = new ArrayList<>();
+
+    private void write(java.io.DataOutputStream out) throws java.io.IOException {
+      out.writeInt(elements.size());
+      for (byte[] e : elements) {
+        FieldsCoder.writeNullable(e, out);
+      }
+    }
+
+    private static Waiting read(java.io.DataInputStream in) throws java.io.IOException {
+      Waiting w = new Waiting();
+      for (int i = in.readInt(); i > 0; i--) {
+        w.elements.add(FieldsCoder.readNullableBytes(in));
+      }
+      return w;
+    }
   }
+
+  private static final StepProgress<Waiting> WAITING =
+      StepProgress.of("waiting for side inputs", Waiting::write, Waiting::read, Waiting::new);
 
   @Override
   public void translate(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
@@ -205,7 +223,7 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     PCollection<Object> input = context.input();
     Coder<WindowedValue<Object>> coder =
         (Coder) WindowedValues.getFullCoder(input.getCoder(), TranslationContext.windowCoder(input));
-    Waiting waiting = run.progress(Waiting::new);
+    Waiting waiting = run.progress(WAITING);
     JavaRDD<WindowedValue<Object>> in = context.rdd(input);
     if (!waiting.elements.isEmpty()) {
       JavaSparkContext jsc = JavaSparkContext.fromSparkContext(context.session().sparkContext());

@@ -10,7 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.Supplier;
 import dev.weir.translation.SideInputData;
 import dev.weir.translation.TranslationContext;
 import org.apache.beam.sdk.coders.Coder;
@@ -47,7 +46,9 @@ public final class StreamingRun {
   private final Map<PCollection<?>, String> producerOf;
   private final Map<String, SideInputContents> sideInputs = new HashMap<>();
   private final Map<String, OperatorWatermarks> watermarks = new LinkedHashMap<>();
-  private final Map<String, Object> progress = new HashMap<>();
+  private final Map<String, Kept<?>> progress = new HashMap<>();
+  /** What the commit the run resumed from holds of the steps' progress not asked for since. */
+  private final Map<String, byte[]> restoredProgress = new HashMap<>();
   private final List<Runnable> atEpochEnd = new ArrayList<>();
   private final List<Runnable> releases = new ArrayList<>();
   /** Where this run's tasks held readers or state (Spark task locations). */
@@ -208,16 +209,51 @@ public final class StreamingRun {
     active = true;
   }
 
-  /** What the current step keeps between epochs, made by {@code initial} the first time. */
-  @SuppressWarnings("unchecked")
-  public <T> T progress(Supplier<T> initial) {
-    return progressOf(step, initial);
+  /** What the current step keeps between epochs of this kind. */
+  public <T> T progress(StepProgress<T> kind) {
+    return progressOf(step, kind);
   }
 
-  /** What step {@code stepName} keeps between epochs, made by {@code initial} the first time. */
+  /**
+   * What step {@code stepName} keeps between epochs of this kind: restored from the commit the
+   * run resumed from, or the kind's initial value the first time.
+   */
   @SuppressWarnings("unchecked")
-  public <T> T progressOf(String stepName, Supplier<T> initial) {
-    return (T) progress.computeIfAbsent(stepName, k -> initial.get());
+  public <T> T progressOf(String stepName, StepProgress<T> kind) {
+    String key = kind.key(stepName);
+    Kept<?> kept = progress.get(key);
+    if (kept != null) {
+      if (!kept.kind().equals(kind)) {
+        throw new IllegalStateException("Step '" + stepName + "' keeps '" + kind.name() + "' of two kinds");
+      }
+      return (T) kept.value();
+    }
+    byte[] committed = restoredProgress.remove(key);
+    T value;
+    if (committed == null) {
+      value = kind.initial().get();
+    } else {
+      try {
+        value = CoderUtils.decodeFromByteArray(kind.coder(), committed);
+      } catch (Exception e) {
+        throw new IllegalStateException(
+            "Step '" + stepName + "': could not read its '" + kind.name() + "' from the commit of epoch " + epoch
+                + " in --checkpointDir=" + checkpoints, e);
+      }
+    }
+    progress.put(key, new Kept<>(kind, value));
+    return value;
+  }
+
+  /** What a step keeps, with its kind, so that it is committed with the kind's coder. */
+  private record Kept<T>(StepProgress<T> kind, T value) {
+    byte[] encode() {
+      try {
+        return CoderUtils.encodeToByteArray(kind.coder(), value);
+      } catch (Exception e) {
+        throw new IllegalStateException("Could not encode '" + kind.name() + "' for the epoch's commit", e);
+      }
+    }
   }
 
   /** Runs {@code action} once this epoch's jobs have all run, if they all succeeded. */
@@ -282,13 +318,48 @@ public final class StreamingRun {
     }
   }
 
-  private record SideInputElement(String window, long pane, byte[] bytes) implements java.io.Serializable {}
+  record SideInputElement(String window, long pane, byte[] bytes) {}
 
-  private static final class SideInputContents implements java.io.Serializable {
+  /** What a side input received so far, by window: package-private for its commit's test. */
+  static final class SideInputContents {
     ArrayList<SideInputElement> elements = new ArrayList<>();
     final HashMap<String, Long> latestPane = new HashMap<>();
     final HashSet<String> received = new HashSet<>();
     long epoch;
+
+    private void write(java.io.DataOutputStream out) throws java.io.IOException {
+      out.writeLong(epoch);
+      out.writeInt(elements.size());
+      for (SideInputElement e : elements) {
+        FieldsCoder.writeNullable(e.window(), out);
+        out.writeLong(e.pane());
+        FieldsCoder.writeNullable(e.bytes(), out);
+      }
+      out.writeInt(latestPane.size());
+      for (Map.Entry<String, Long> p : latestPane.entrySet()) {
+        FieldsCoder.writeNullable(p.getKey(), out);
+        out.writeLong(p.getValue());
+      }
+      out.writeInt(received.size());
+      for (String window : received) {
+        FieldsCoder.writeNullable(window, out);
+      }
+    }
+
+    private static SideInputContents read(java.io.DataInputStream in) throws java.io.IOException {
+      SideInputContents c = new SideInputContents();
+      c.epoch = in.readLong();
+      for (int i = in.readInt(); i > 0; i--) {
+        c.elements.add(new SideInputElement(FieldsCoder.readString(in), in.readLong(), FieldsCoder.readNullableBytes(in)));
+      }
+      for (int i = in.readInt(); i > 0; i--) {
+        c.latestPane.put(FieldsCoder.readString(in), in.readLong());
+      }
+      for (int i = in.readInt(); i > 0; i--) {
+        c.received.add(FieldsCoder.readString(in));
+      }
+      return c;
+    }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     void add(List<byte[]> added, Coder<WindowedValue<Object>> elementCoder, Coder<? extends BoundedWindow> windowCoder) {
@@ -322,23 +393,29 @@ public final class StreamingRun {
     }
   }
 
-  /** What is committed after this epoch; every step's progress must be serializable. */
+  /** A side input's contents as committed: its latest panes' elements, the windows received, its epoch. */
+  static final Coder<SideInputContents> SIDE_INPUT_CODER = FieldsCoder.of(SideInputContents::write, SideInputContents::read);
+
+  /** What is committed after this epoch. */
   public EpochCommit snapshot() {
-    for (Map.Entry<String, Object> p : progress.entrySet()) {
-      if (!(p.getValue() instanceof java.io.Serializable)) {
-        throw new IllegalStateException(
-            "Step '" + p.getKey() + "' keeps " + p.getValue().getClass().getName()
-                + " between epochs, which cannot be checkpointed (not Serializable)");
-      }
+    Map<String, byte[]> kept = new HashMap<>(restoredProgress);
+    for (Map.Entry<String, Kept<?>> p : progress.entrySet()) {
+      kept.put(p.getKey(), p.getValue().encode());
+    }
+    Map<String, byte[]> received = new HashMap<>();
+    for (Map.Entry<String, SideInputContents> s : sideInputs.entrySet()) {
+      received.put(s.getKey(), encode(SIDE_INPUT_CODER, s.getValue()));
     }
     return new EpochCommit(
-        epoch,
-        clock.getMillis(),
-        draining,
-        keyedPartitions,
-        new LinkedHashMap<>(watermarks),
-        new HashMap<>(progress),
-        new HashMap<String, Object>(sideInputs));
+        epoch, clock.getMillis(), draining, keyedPartitions, new LinkedHashMap<>(watermarks), kept, received);
+  }
+
+  private static <T> byte[] encode(Coder<T> coder, T value) {
+    try {
+      return CoderUtils.encodeToByteArray(coder, value);
+    } catch (Exception e) {
+      throw new IllegalStateException("Could not encode " + value + " for the epoch's commit", e);
+    }
   }
 
   /** Continues from a committed epoch: the next epoch is the one after it. */
@@ -363,9 +440,15 @@ public final class StreamingRun {
         watermarks.put(w.getKey(), w.getValue());
       }
     }
-    progress.putAll(commit.progress());
-    for (Map.Entry<String, Object> s : commit.sideInputs().entrySet()) {
-      sideInputs.put(s.getKey(), (SideInputContents) s.getValue());
+    progress.clear();
+    restoredProgress.putAll(commit.progress());
+    for (Map.Entry<String, byte[]> s : commit.sideInputs().entrySet()) {
+      try {
+        sideInputs.put(s.getKey(), CoderUtils.decodeFromByteArray(SIDE_INPUT_CODER, s.getValue()));
+      } catch (Exception e) {
+        throw new IllegalStateException(
+            "Could not read side input " + s.getKey() + " from the commit of epoch " + epoch + " in --checkpointDir=" + checkpoints, e);
+      }
     }
   }
 

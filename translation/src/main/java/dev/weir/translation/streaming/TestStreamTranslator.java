@@ -23,16 +23,30 @@ import org.joda.time.Instant;
 public final class TestStreamTranslator<T> implements TransformTranslator<TestStream<T>>, EpochStartListener<TestStream<T>> {
 
   /** Where a TestStream is, between epochs. */
-  private static final class Position implements java.io.Serializable {
+  private static final class Position {
     int next;
     Instant watermark = BoundedWindow.TIMESTAMP_MIN_VALUE;
-    /** This epoch's elements, set when it starts. */
-    transient List<TimestampedValue<?>> elements = new ArrayList<>();
+    /** This epoch's elements, set when it starts; not committed. */
+    List<TimestampedValue<?>> elements = new ArrayList<>();
+
+    private void write(java.io.DataOutputStream out) throws java.io.IOException {
+      out.writeInt(next);
+      out.writeLong(watermark.getMillis());
+    }
+
+    private static Position read(java.io.DataInputStream in) throws java.io.IOException {
+      Position p = new Position();
+      p.next = in.readInt();
+      p.watermark = new Instant(in.readLong());
+      return p;
+    }
   }
+
+  private static final StepProgress<Position> POSITION = StepProgress.of("position", Position::write, Position::read, Position::new);
 
   @Override
   public void onEpochStart(TestStream<T> transform, String stepName, StreamingRun run) {
-    Position p = run.progressOf(stepName, Position::new);
+    Position p = run.progressOf(stepName, POSITION);
     List<TestStream.Event<T>> events = transform.getEvents();
     p.elements = new ArrayList<>();
     if (p.next >= events.size() || run.draining()) {
@@ -58,7 +72,7 @@ public final class TestStreamTranslator<T> implements TransformTranslator<TestSt
   @SuppressWarnings("unchecked")
   public void translate(TestStream<T> transform, TranslationContext context) {
     StreamingRun run = context.streaming();
-    Position p = run.progressOf(context.stepName(), Position::new);
+    Position p = run.progressOf(context.stepName(), POSITION);
     PCollection<T> out = context.output();
     List<WindowedValue<T>> elements = new ArrayList<>();
     for (TimestampedValue<?> v : p.elements) {

@@ -12,12 +12,14 @@ import org.apache.beam.sdk.io.UnboundedSource;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.util.CoderUtils;
+import org.apache.beam.sdk.util.SerializableUtils;
 import org.apache.beam.sdk.util.construction.SplittableParDo;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.WindowedValues;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.storage.StorageLevel;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,8 +40,8 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
   private static final Logger LOG = LoggerFactory.getLogger(UnboundedReadTranslator.class);
 
   /** The splits of a source and where each one is: checkpointed with every epoch. */
-  private static final class Splits implements java.io.Serializable {
-    ArrayList<UnboundedSource<Object, ?>> sources;
+  private static final class Splits {
+    @Nullable ArrayList<UnboundedSource<Object, ?>> sources;
     byte[][] marks;
     /** The epoch each split's mark ends; -1 before its first read. */
     long[] markEpochs;
@@ -50,7 +52,56 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
     long[] lastProgress;
     /** Where each split was read last (a Spark task location), or null. */
     String[] locations;
+
+    /**
+     * As committed. A split's source is a user object that Beam requires to be {@code
+     * Serializable}; it goes Java-serialized, as Beam ships sources to workers. Its checkpoint
+     * mark is already in the bytes of the source's own mark coder.
+     */
+    private void write(java.io.DataOutputStream out) throws java.io.IOException {
+      out.writeInt(sources == null ? -1 : sources.size());
+      if (sources == null) {
+        return;
+      }
+      for (int i = 0; i < sources.size(); i++) {
+        FieldsCoder.writeNullable(SerializableUtils.serializeToByteArray(sources.get(i)), out);
+        FieldsCoder.writeNullable(marks[i], out);
+        out.writeLong(markEpochs[i]);
+        out.writeLong(finalized[i]);
+        out.writeLong(watermarks[i].getMillis());
+        out.writeLong(lastProgress[i]);
+        FieldsCoder.writeNullable(locations[i], out);
+      }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Splits read(java.io.DataInputStream in) throws java.io.IOException {
+      Splits s = new Splits();
+      int n = in.readInt();
+      if (n < 0) {
+        return s;
+      }
+      s.sources = new ArrayList<>(n);
+      s.marks = new byte[n][];
+      s.markEpochs = new long[n];
+      s.finalized = new long[n];
+      s.watermarks = new Instant[n];
+      s.lastProgress = new long[n];
+      s.locations = new String[n];
+      for (int i = 0; i < n; i++) {
+        s.sources.add((UnboundedSource<Object, ?>) SerializableUtils.deserializeFromByteArray(FieldsCoder.readNullableBytes(in), "a source split"));
+        s.marks[i] = FieldsCoder.readNullableBytes(in);
+        s.markEpochs[i] = in.readLong();
+        s.finalized[i] = in.readLong();
+        s.watermarks[i] = new Instant(in.readLong());
+        s.lastProgress[i] = in.readLong();
+        s.locations[i] = FieldsCoder.readNullableString(in);
+      }
+      return s;
+    }
   }
+
+  private static final StepProgress<Splits> SPLITS = StepProgress.of("splits", Splits::write, Splits::read, Splits::new);
 
   @SuppressWarnings({"unchecked", "rawtypes"})
   private static String describe(UnboundedSource<Object, ?> source, byte[] mark) {
@@ -75,7 +126,7 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
     StreamingRun run = context.streaming();
     PCollection<Object> out = context.output();
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(context.session().sparkContext());
-    Splits splits = run.progress(Splits::new);
+    Splits splits = run.progress(SPLITS);
     if (splits.sources == null) {
       try {
         UnboundedSource<Object, ?> source = source(transform);
