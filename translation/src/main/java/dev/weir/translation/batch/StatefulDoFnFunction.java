@@ -4,7 +4,7 @@ import dev.weir.translation.runtime.KeyStepContext;
 import dev.weir.translation.runtime.DoFnBundle;
 import dev.weir.translation.runtime.DoFnSpec;
 import dev.weir.translation.TimePolicies;
-import java.util.ArrayList;
+import dev.weir.translation.runtime.TimerAdvance;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
@@ -44,11 +44,11 @@ import scala.Tuple2;
 final class StatefulDoFnFunction
     implements MapPartitionsFunction<Tuple2<byte[], WindowedValue<Object>>, WindowedValue<Object>> {
   private final DoFnSpec spec;
-  private final TimePolicies policies;
+  private final TimerAdvance timerAdvance;
 
   StatefulDoFnFunction(DoFnSpec spec, TimePolicies policies) {
     this.spec = spec;
-    this.policies = policies;
+    this.timerAdvance = new TimerAdvance(policies, TimerAdvance.Batching.ONE_BY_ONE);
   }
 
   @Override
@@ -157,6 +157,7 @@ final class StatefulDoFnFunction
       final byte[] bytes;
       final Object key;
       final InMemoryTimerInternals timers = new InMemoryTimerInternals();
+      final TimerAdvance.KeyTimers keyTimers = TimerAdvance.inMemory(timers);
       final InMemoryStateInternals<Object> state;
       final StatefulDoFnRunner.CleanupTimer<Object> cleanupTimer;
       final StatefulDoFnRunner.StateCleaner<BoundedWindow> stateCleaner;
@@ -176,62 +177,21 @@ final class StatefulDoFnFunction
 
       void process(WindowedValue<Object> element) throws Exception {
         keyRunner.processElement(element);
-        if (policies.processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW) {
-          timers.advanceProcessingTime(Instant.now());
-          fireAll(TimeDomainQueue.PROCESSING);
-        }
+        // Processing-time timers that came due while the key's elements went by fire among them.
+        timerAdvance.beforeInput(keyTimers, this::fire, Instant.now());
       }
 
       void endOfInput() throws Exception {
-        boolean processingTime = policies.processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW;
-        if (processingTime) {
-          // Timers due by now fire whatever the end-of-input policy: the clock's last tick. The
-          // in-memory clock fires a timer only once it has moved past it, hence the millisecond.
-          timers.advanceProcessingTime(Instant.now().plus(1));
-          fireAll(TimeDomainQueue.PROCESSING);
-        }
-        if (processingTime
-            && policies.processingTimeEndOfInput() == TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE) {
-          timers.advanceProcessingTime(BoundedWindow.TIMESTAMP_MAX_VALUE);
-          List<TimerData> pending = new ArrayList<>();
-          for (TimerData t = timers.removeNextProcessingTimer(); t != null; t = timers.removeNextProcessingTimer()) {
-            pending.add(t);
-          }
-          for (TimerData t : pending) {
-            fire(t);
-          }
-        }
-        timers.advanceInputWatermark(BoundedWindow.TIMESTAMP_MAX_VALUE);
-        fireAll(TimeDomainQueue.EVENT);
+        // The clock's last tick (the in-memory clock fires a timer only once it has moved past
+        // it, hence the millisecond), then the end of time.
+        timerAdvance.advance(keyTimers, this::fire, Instant.now().plus(1), BoundedWindow.TIMESTAMP_MAX_VALUE, null);
       }
 
-      private void fireAll(TimeDomainQueue queue) throws Exception {
-        for (TimerData t = queue.next(timers); t != null; t = queue.next(timers)) {
-          fire(t);
+      private void fire(List<TimerData> due) {
+        for (TimerData timer : due) {
+          KeyStepContext.fire(keyRunner, key, timer);
         }
-      }
-
-      private void fire(TimerData timer) {
-        KeyStepContext.fire(keyRunner, key, timer);
       }
     }
-  }
-
-  /** Which of a key's timers are due. */
-  private enum TimeDomainQueue {
-    EVENT {
-      @Override
-      TimerData next(InMemoryTimerInternals timers) {
-        return timers.removeNextEventTimer();
-      }
-    },
-    PROCESSING {
-      @Override
-      TimerData next(InMemoryTimerInternals timers) {
-        return timers.removeNextProcessingTimer();
-      }
-    };
-
-    abstract TimerData next(InMemoryTimerInternals timers);
   }
 }

@@ -2,6 +2,7 @@ package dev.weir.translation.batch;
 
 import dev.weir.translation.StepFailure;
 import dev.weir.translation.TimePolicies;
+import dev.weir.translation.runtime.TimerAdvance;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -10,7 +11,6 @@ import org.apache.beam.runners.core.InMemoryTimerInternals;
 import org.apache.beam.runners.core.NullSideInputReader;
 import org.apache.beam.runners.core.ReduceFnRunner;
 import org.apache.beam.runners.core.SystemReduceFn;
-import org.apache.beam.runners.core.TimerInternals.TimerData;
 import org.apache.beam.runners.core.construction.SerializablePipelineOptions;
 import org.apache.beam.runners.core.triggers.ExecutableTriggerStateMachine;
 import org.apache.beam.runners.core.triggers.TriggerStateMachines;
@@ -72,7 +72,6 @@ final class TriggeredGroupAlsoByWindow
               NullSideInputReader.empty(),
               SystemReduceFn.buffering(valueCoder),
               options.get());
-      boolean processingTime = policies.processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW;
       List<WindowedValue<Object>> batch = new ArrayList<>();
       batch.add(first.withValue(first.getValue().getValue()));
       while (elements.hasNext()) {
@@ -80,43 +79,21 @@ final class TriggeredGroupAlsoByWindow
         batch.add(e.withValue(e.getValue().getValue()));
       }
       runner.processElements(batch);
-      if (processingTime) {
-        timers.advanceProcessingTime(Instant.now());
-        fire(runner, timers, false);
-        if (policies.processingTimeEndOfInput() == TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE) {
-          timers.advanceProcessingTime(BoundedWindow.TIMESTAMP_MAX_VALUE);
-          fire(runner, timers, false);
-        }
-      }
-      timers.advanceInputWatermark(BoundedWindow.TIMESTAMP_MAX_VALUE);
-      fire(runner, timers, true);
+      // The end of input: the clock's last tick, then the end of time.
+      new TimerAdvance(policies, TimerAdvance.Batching.TOGETHER)
+          .advance(
+              TimerAdvance.inMemory(timers),
+              due -> {
+                runner.onTimers(due);
+                runner.persist();
+              },
+              Instant.now().plus(1),
+              BoundedWindow.TIMESTAMP_MAX_VALUE,
+              null);
       runner.persist();
     } catch (Exception e) {
       throw new StepFailure(stepName, e);
     }
     return out.iterator();
-  }
-
-  /** Fires due timers of one domain until none is left, as a watermark or clock advance does. */
-  private static void fire(
-      ReduceFnRunner<Object, Object, Iterable<Object>, BoundedWindow> runner,
-      InMemoryTimerInternals timers,
-      boolean eventTime)
-      throws Exception {
-    while (true) {
-      List<TimerData> due = new ArrayList<>();
-      for (TimerData t = next(timers, eventTime); t != null; t = next(timers, eventTime)) {
-        due.add(t);
-      }
-      if (due.isEmpty()) {
-        return;
-      }
-      runner.onTimers(due);
-      runner.persist();
-    }
-  }
-
-  private static TimerData next(InMemoryTimerInternals timers, boolean eventTime) {
-    return eventTime ? timers.removeNextEventTimer() : timers.removeNextProcessingTimer();
   }
 }

@@ -2,6 +2,7 @@ package dev.weir.translation.streaming;
 
 import dev.weir.translation.StepFailure;
 import dev.weir.translation.TimePolicies;
+import dev.weir.translation.runtime.TimerAdvance;
 import java.io.Serializable;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -20,7 +21,6 @@ import org.apache.beam.runners.core.triggers.ExecutableTriggerStateMachine;
 import org.apache.beam.runners.core.triggers.TriggerStateMachines;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.metrics.MetricName;
-import org.apache.beam.sdk.state.TimeDomain;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.util.construction.TriggerTranslation;
@@ -68,9 +68,11 @@ final class GroupAlsoByWindowPartition
   }
 
   private final Spec spec;
+  private final TimerAdvance timerAdvance;
 
   GroupAlsoByWindowPartition(Spec spec) {
     this.spec = spec;
+    this.timerAdvance = new TimerAdvance(spec.policies, TimerAdvance.Batching.TOGETHER);
   }
 
   @Override
@@ -101,11 +103,9 @@ final class GroupAlsoByWindowPartition
         KeyedStateStore.KeyState key =
             state.getOrCreate(e.getKey(), CoderUtils.decodeFromByteArray(spec.keyCoder, e.getKey().array()), spec.inputBefore);
         key.catchUp(spec.inputBefore, spec.processingTime);
-        if (spec.policies.processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW) {
-          // Timers that fell due while the epoch's elements were on their way fire before they
-          // arrive, so that their panes do not take in elements that came later.
-          new Runner(key, trigger, out).fireWhileDue(false, true);
-        }
+        // Timers that fell due while the epoch's elements were on their way fire before they
+        // arrive, so that their panes do not take in elements that came later.
+        timerAdvance.beforeInput(key, new Runner(key, trigger, out)::fire, spec.processingTime);
         ReduceFnRunner<Object, Object, Iterable<Object>, BoundedWindow> runner = runner(key, key.trackedTimers(), trigger, out);
         runner.processElements(
             LateDataUtils.dropExpiredWindows(key.state.getKey(), e.getValue(), key.timers, spec.strategy, dropped));
@@ -153,37 +153,18 @@ final class GroupAlsoByWindowPartition
 
   /**
    * Moves one key to the new input watermark and then to the step's processing time, firing what
-   * falls due, including timers that firing sets. The epoch's elements and its new watermark
-   * arrive at the epoch's clock: processing-time timers due by then fire first, then the
-   * watermark's timers, then those that fell due while the epoch ran, up to the step's own
-   * processing time (so a window the watermark closes in this epoch gets its elements in its
-   * on-time pane). The synchronized processing time stays at the epoch's clock: a continuation
-   * trigger downstream of a processing-time one fires in the next epoch, before the elements
-   * that epoch brings. At the end of input, pending processing-time timers fire once (or are
-   * dropped, as {@code --processingTimeEndOfInput} says) before the watermark closes the
-   * windows, so their panes stay early ones, as in batch.
+   * falls due in the order {@link TimerAdvance} says. The epoch's elements and its new watermark
+   * arrive at the epoch's clock; the step's own clock comes last (so a window the watermark closes
+   * in this epoch gets its elements in its on-time pane). The synchronized processing time stays
+   * at the epoch's clock: a continuation trigger downstream of a processing-time one fires in the
+   * next epoch, before the elements that epoch brings.
    */
   private void advance(
       KeyedStateStore.KeyState key,
       ExecutableTriggerStateMachine trigger,
       List<WindowedValue<KV<Object, Iterable<Object>>>> out)
       throws Exception {
-    boolean processingTime = spec.policies.processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW;
-    boolean endOfInput = !spec.inputNow.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE);
-    Runner runner = new Runner(key, trigger, out);
-    if (processingTime) {
-      runner.fireWhileDue(false, true);
-      if (endOfInput && spec.policies.processingTimeEndOfInput() == TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE) {
-        key.advanceClock(BoundedWindow.TIMESTAMP_MAX_VALUE);
-        runner.fireOnce(runner.due(false, true));
-      }
-    }
-    key.timers.advanceInputWatermark(spec.inputNow);
-    runner.fireWhileDue(true, processingTime && !endOfInput);
-    if (processingTime && !endOfInput) {
-      key.advanceClock(spec.timerClock, spec.processingTime);
-      runner.fireWhileDue(true, true);
-    }
+    timerAdvance.advance(key, new Runner(key, trigger, out)::fire, spec.processingTime, spec.inputNow, spec.timerClock);
   }
 
   /** A key's ReduceFnRunner, made when the first timer falls due. */
@@ -204,27 +185,7 @@ final class GroupAlsoByWindowPartition
       this.timers = key.trackedTimers();
     }
 
-    List<TimerData> due(boolean eventTime, boolean processingTime) {
-      List<TimerData> due = new ArrayList<>();
-      if (eventTime) {
-        for (TimerData t = timers.removeNext(TimeDomain.EVENT_TIME); t != null; t = timers.removeNext(TimeDomain.EVENT_TIME)) {
-          due.add(t);
-        }
-      }
-      if (processingTime) {
-        for (TimerData t = timers.removeNext(TimeDomain.PROCESSING_TIME); t != null; t = timers.removeNext(TimeDomain.PROCESSING_TIME)) {
-          due.add(t);
-        }
-        for (TimerData t = timers.removeNext(TimeDomain.SYNCHRONIZED_PROCESSING_TIME);
-            t != null;
-            t = timers.removeNext(TimeDomain.SYNCHRONIZED_PROCESSING_TIME)) {
-          due.add(t);
-        }
-      }
-      return due;
-    }
-
-    void fireOnce(List<TimerData> due) throws Exception {
+    void fire(List<TimerData> due) throws Exception {
       if (due.isEmpty()) {
         return;
       }
@@ -233,12 +194,6 @@ final class GroupAlsoByWindowPartition
       }
       runner.onTimers(due);
       runner.persist();
-    }
-
-    void fireWhileDue(boolean eventTime, boolean processingTime) throws Exception {
-      for (List<TimerData> due = due(eventTime, processingTime); !due.isEmpty(); due = due(eventTime, processingTime)) {
-        fireOnce(due);
-      }
     }
   }
 }

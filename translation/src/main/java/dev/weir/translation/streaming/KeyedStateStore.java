@@ -53,7 +53,7 @@ final class KeyedStateStore {
   }
 
   /** One key's state cells and timers. */
-  static final class KeyState {
+  static final class KeyState implements dev.weir.translation.runtime.TimerAdvance.KeyTimers {
     final KeyStateInternals state;
     final InMemoryTimerInternals timers = new InMemoryTimerInternals();
     /** Every pending timer, set through {@link #trackedTimers}, by namespace, id and family. */
@@ -78,9 +78,7 @@ final class KeyedStateStore {
      * to its processing time; neither ever goes back.
      */
     void catchUp(Instant inputWatermark, Instant clock) throws Exception {
-      if (inputWatermark.isAfter(timers.currentInputWatermarkTime())) {
-        timers.advanceInputWatermark(inputWatermark);
-      }
+      advanceInputWatermark(inputWatermark);
       advanceClock(clock);
     }
 
@@ -93,7 +91,8 @@ final class KeyedStateStore {
     }
 
     /** Moves the key's processing time to {@code processing} and its synchronized one to {@code synchronizedTime}. */
-    void advanceClock(Instant processing, Instant synchronizedTime) throws Exception {
+    @Override
+    public void advanceClock(Instant processing, Instant synchronizedTime) throws Exception {
       if (processing.isAfter(timers.currentProcessingTime())) {
         timers.advanceProcessingTime(processing);
       }
@@ -105,6 +104,18 @@ final class KeyedStateStore {
 
     TrackedTimerInternals trackedTimers() {
       return new TrackedTimerInternals(timers, pendingTimers);
+    }
+
+    @Override
+    public TimerInternals.@Nullable TimerData removeNextDue(org.apache.beam.sdk.state.TimeDomain domain) {
+      return trackedTimers().removeNext(domain);
+    }
+
+    @Override
+    public void advanceInputWatermark(Instant watermark) throws Exception {
+      if (watermark.isAfter(timers.currentInputWatermarkTime())) {
+        timers.advanceInputWatermark(watermark);
+      }
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.weir.translation.TimePolicies;
 import dev.weir.translation.runtime.DoFnBundle;
 import dev.weir.translation.runtime.DoFnSpec;
 import dev.weir.translation.runtime.KeyStepContext;
+import dev.weir.translation.runtime.TimerAdvance;
 import java.io.Serializable;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -25,6 +26,7 @@ import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.beam.sdk.values.WindowingStrategy;
 import org.apache.spark.api.java.function.Function2;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 import scala.Tuple2;
 
@@ -63,9 +65,11 @@ final class StatefulParDoPartition
   }
 
   private final Spec plan;
+  private final TimerAdvance timerAdvance;
 
   StatefulParDoPartition(Spec plan) {
     this.plan = plan;
+    this.timerAdvance = new TimerAdvance(plan.policies, TimerAdvance.Batching.ONE_BY_ONE);
   }
 
   @Override
@@ -159,12 +163,7 @@ final class StatefulParDoPartition
         keys.put(bytes, key);
         // Timers that fell due before the epoch's elements arrived fire first: processing-time
         // ones due at the epoch's clock, event-time ones the last epoch's elements set (below).
-        TrackedTimerInternals timers = keyState.trackedTimers();
-        if (plan.policies.processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW) {
-          fireDue(keyState, key, timers, TimeDomain.PROCESSING_TIME);
-          fireDue(keyState, key, timers, TimeDomain.SYNCHRONIZED_PROCESSING_TIME);
-        }
-        fireDue(keyState, key, timers, TimeDomain.EVENT_TIME);
+        timerAdvance.beforeInput(keyState, new Firing(keyState, key, List.of()), plan.processingTime);
         key.eventTimersBefore.putAll(keyState.pendingTimers);
       }
       return key;
@@ -172,58 +171,21 @@ final class StatefulParDoPartition
 
     /**
      * Moves one key to the new watermark and then to the step's processing time, and fires its
-     * due timers in time order, as a grouping does ({@code GroupAlsoByWindowPartition#advance}).
+     * due timers one by one in the order {@link TimerAdvance} says, as a grouping does.
      */
     private void advance(ByteBuffer bytes, KeyedStateStore.KeyState keyState) throws Exception {
-      boolean processingTime = plan.policies.processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW;
-      boolean endOfInput = !plan.inputNow.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE);
       Key key = keys.get(bytes);
       TrackedTimerInternals timers = keyState.trackedTimers();
-      List<TimerData> setByElements = key == null ? List.of() : key.eventTimersSetByElements();
       keyState.deferredHold = null;
-      if (processingTime) {
-        key = fireDue(keyState, key, timers, TimeDomain.PROCESSING_TIME);
-        key = fireDue(keyState, key, timers, TimeDomain.SYNCHRONIZED_PROCESSING_TIME);
-        if (endOfInput
-            && plan.policies.processingTimeEndOfInput() == TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE) {
-          // The end of input, as in batch: pending processing-time timers fire once, before the
-          // watermark jumps; those they set are dropped.
-          keyState.advanceClock(BoundedWindow.TIMESTAMP_MAX_VALUE);
-          List<TimerData> last = new ArrayList<>();
-          for (TimerData t = timers.removeNext(TimeDomain.PROCESSING_TIME); t != null; t = timers.removeNext(TimeDomain.PROCESSING_TIME)) {
-            last.add(t);
-          }
-          for (TimerData t : last) {
-            key = key != null ? key : new Key(keyState);
-            key.fire(t);
-          }
-          keyState.pendingTimers.values().removeIf(t -> t.getDomain() != TimeDomain.EVENT_TIME);
-          while (keyState.timers.removeNextProcessingTimer() != null) {}
-        }
-      }
-      keyState.timers.advanceInputWatermark(plan.inputNow);
-      List<TimerData> deferred = new ArrayList<>();
-      for (TimerData t = timers.removeNext(TimeDomain.EVENT_TIME); t != null; t = timers.removeNext(TimeDomain.EVENT_TIME)) {
-        if (setByElements.contains(t)) {
-          deferred.add(t);
-        } else {
-          key = key != null ? key : new Key(keyState);
-          key.fire(t);
-        }
-      }
-      if (processingTime && !endOfInput) {
-        // Then the processing-time timers that fell due while the epoch ran.
-        keyState.advanceClock(plan.timerClock, plan.processingTime);
-        key = fireDue(keyState, key, timers, TimeDomain.PROCESSING_TIME);
-        fireDue(keyState, key, timers, TimeDomain.EVENT_TIME);
-      }
+      Firing firing = new Firing(keyState, key, key == null ? List.of() : key.eventTimersSetByElements());
+      timerAdvance.advance(keyState, firing, plan.processingTime, plan.inputNow, plan.timerClock);
       // An event-time timer that this epoch's elements set fires in the next epoch at the
       // earliest, as the DirectRunner delivers a timer in a bundle after the one that set it:
       // the elements' outputs reach the steps downstream, whose processing-time triggers may fire
       // on them, before the timer's callback runs and its hold is released. Until then the
       // timer holds the output watermark, also one without an output timestamp: the run cannot
       // end before it fires.
-      for (TimerData t : deferred) {
+      for (TimerData t : firing.deferred) {
         if (setSince(keyState, t)) {
           continue;
         }
@@ -249,13 +211,35 @@ final class StatefulParDoPartition
       return false;
     }
 
-    private Key fireDue(KeyedStateStore.KeyState keyState, Key key, TrackedTimerInternals timers, TimeDomain domain)
-        throws Exception {
-      for (TimerData t = timers.removeNext(domain); t != null; t = timers.removeNext(domain)) {
-        key = key != null ? key : new Key(keyState);
-        key.fire(t);
+    /**
+     * Fires a key's due timers through its runner, made for the first one; defers the event-time
+     * timers that this epoch's elements set (see {@link #advance}).
+     */
+    private final class Firing implements TimerAdvance.Firing {
+      private final KeyedStateStore.KeyState keyState;
+      private @Nullable Key key;
+      private final List<TimerData> setByElements;
+      final List<TimerData> deferred = new ArrayList<>();
+
+      Firing(KeyedStateStore.KeyState keyState, @Nullable Key key, List<TimerData> setByElements) {
+        this.keyState = keyState;
+        this.key = key;
+        this.setByElements = setByElements;
       }
-      return key;
+
+      @Override
+      public void fire(List<TimerData> due) {
+        for (TimerData t : due) {
+          if (setByElements.contains(t)) {
+            deferred.add(t);
+            continue;
+          }
+          if (key == null) {
+            key = new Key(keyState);
+          }
+          key.fire(t);
+        }
+      }
     }
 
     /** One key's runner in this epoch. */
