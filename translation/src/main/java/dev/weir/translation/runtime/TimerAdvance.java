@@ -105,22 +105,33 @@ public final class TimerAdvance implements java.io.Serializable {
 
       @Override
       public void advanceClock(Instant processing, Instant synchronizedTime) throws Exception {
-        if (processing.isAfter(timers.currentProcessingTime())) {
-          timers.advanceProcessingTime(processing);
-        }
-        Instant current = timers.currentSynchronizedProcessingTime();
-        if (current == null || synchronizedTime.isAfter(current)) {
-          timers.advanceSynchronizedProcessingTime(synchronizedTime);
-        }
+        TimerAdvance.advanceClock(timers, processing, synchronizedTime);
       }
 
       @Override
       public void advanceInputWatermark(Instant watermark) throws Exception {
-        if (watermark.isAfter(timers.currentInputWatermarkTime())) {
-          timers.advanceInputWatermark(watermark);
-        }
+        TimerAdvance.advanceInputWatermark(timers, watermark);
       }
     };
+  }
+
+  /** Moves {@code timers}' processing and synchronized processing time on, never back. */
+  public static void advanceClock(InMemoryTimerInternals timers, Instant processing, Instant synchronizedTime)
+      throws Exception {
+    if (processing.isAfter(timers.currentProcessingTime())) {
+      timers.advanceProcessingTime(processing);
+    }
+    Instant current = timers.currentSynchronizedProcessingTime();
+    if (current == null || synchronizedTime.isAfter(current)) {
+      timers.advanceSynchronizedProcessingTime(synchronizedTime);
+    }
+  }
+
+  /** Moves {@code timers}' input watermark on, never back. */
+  public static void advanceInputWatermark(InMemoryTimerInternals timers, Instant watermark) throws Exception {
+    if (watermark.isAfter(timers.currentInputWatermarkTime())) {
+      timers.advanceInputWatermark(watermark);
+    }
   }
 
   private boolean processingTime() {

@@ -1,6 +1,7 @@
 package dev.weir.translation.streaming;
 
 import dev.weir.translation.TimePolicies;
+import dev.weir.translation.runtime.TimerAdvance;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -53,7 +54,7 @@ final class KeyedStateStore {
   }
 
   /** One key's state cells and timers. */
-  static final class KeyState implements dev.weir.translation.runtime.TimerAdvance.KeyTimers {
+  static final class KeyState implements TimerAdvance.KeyTimers {
     final KeyStateInternals state;
     final InMemoryTimerInternals timers = new InMemoryTimerInternals();
     /** Every pending timer, set through {@link #trackedTimers}, by namespace, id and family. */
@@ -93,13 +94,7 @@ final class KeyedStateStore {
     /** Moves the key's processing time to {@code processing} and its synchronized one to {@code synchronizedTime}. */
     @Override
     public void advanceClock(Instant processing, Instant synchronizedTime) throws Exception {
-      if (processing.isAfter(timers.currentProcessingTime())) {
-        timers.advanceProcessingTime(processing);
-      }
-      Instant current = timers.currentSynchronizedProcessingTime();
-      if (current == null || synchronizedTime.isAfter(current)) {
-        timers.advanceSynchronizedProcessingTime(synchronizedTime);
-      }
+      TimerAdvance.advanceClock(timers, processing, synchronizedTime);
     }
 
     TrackedTimerInternals trackedTimers() {
@@ -113,9 +108,7 @@ final class KeyedStateStore {
 
     @Override
     public void advanceInputWatermark(Instant watermark) throws Exception {
-      if (watermark.isAfter(timers.currentInputWatermarkTime())) {
-        timers.advanceInputWatermark(watermark);
-      }
+      TimerAdvance.advanceInputWatermark(timers, watermark);
     }
 
     /**

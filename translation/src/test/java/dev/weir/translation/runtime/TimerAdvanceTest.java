@@ -3,10 +3,13 @@ package dev.weir.translation.runtime;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.nullValue;
 
 import dev.weir.translation.TimePolicies;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.beam.runners.core.InMemoryTimerInternals;
 import org.apache.beam.runners.core.StateNamespaces;
 import org.apache.beam.runners.core.TimerInternals.TimerData;
@@ -31,14 +34,20 @@ class TimerAdvanceTest {
     return TimerData.of(id, "", StateNamespaces.global(), new Instant(at), new Instant(at), domain);
   }
 
-  /** Records what fires, as "id@batch"; a firing may set further timers. */
-  private static class Recorder implements TimerAdvance.Firing {
+  /** Records what fires, as "id@batch"; firing the timer {@code when} sets {@code then}. */
+  private static final class Recorder implements TimerAdvance.Firing {
     final InMemoryTimerInternals timers;
     final List<String> fired = new ArrayList<>();
+    final Map<String, TimerData> sets = new HashMap<>();
     int batches;
 
     Recorder(InMemoryTimerInternals timers) {
       this.timers = timers;
+    }
+
+    Recorder setting(String when, TimerData then) {
+      sets.put(when, then);
+      return this;
     }
 
     @Override
@@ -46,11 +55,12 @@ class TimerAdvanceTest {
       batches++;
       for (TimerData t : due) {
         fired.add(t.getTimerId() + "@" + batches);
-        onFire(t);
+        TimerData then = sets.get(t.getTimerId());
+        if (then != null) {
+          timers.setTimer(then);
+        }
       }
     }
-
-    void onFire(TimerData t) {}
   }
 
   private static InMemoryTimerInternals clockAt(long millis) throws Exception {
@@ -64,18 +74,11 @@ class TimerAdvanceTest {
     InMemoryTimerInternals timers = clockAt(100);
     timers.setTimer(timer("event", 50, TimeDomain.EVENT_TIME));
     timers.setTimer(timer("later", 10_000, TimeDomain.PROCESSING_TIME));
-    Recorder firing =
-        new Recorder(timers) {
-          @Override
-          void onFire(TimerData t) {
-            if (t.getTimerId().equals("later")) {
-              timers.setTimer(timer("again", 20_000, TimeDomain.PROCESSING_TIME));
-            }
-          }
-        };
+    Recorder firing = new Recorder(timers).setting("later", timer("again", 20_000, TimeDomain.PROCESSING_TIME));
     new TimerAdvance(policies(TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE), TimerAdvance.Batching.ONE_BY_ONE)
         .advance(TimerAdvance.inMemory(timers), firing, new Instant(101), END, null);
     assertThat(firing.fired, contains("later@1", "event@2"));
+    assertThat("what the last firing set is dropped", timers.removeNextProcessingTimer(), nullValue());
   }
 
   @Test
@@ -89,6 +92,7 @@ class TimerAdvanceTest {
         .advance(TimerAdvance.inMemory(timers), firing, new Instant(101), END, null);
     // "due" had come due before the input ended: it fires whatever the policy.
     assertThat(firing.fired, contains("due@1", "event@2"));
+    assertThat(timers.removeNextProcessingTimer(), nullValue());
   }
 
   @Test
@@ -108,15 +112,7 @@ class TimerAdvanceTest {
   void aTimerThatFiringSetsAndThatIsDueFiresInTheSameAdvance() throws Exception {
     InMemoryTimerInternals timers = clockAt(100);
     timers.setTimer(timer("first", 10, TimeDomain.EVENT_TIME));
-    Recorder firing =
-        new Recorder(timers) {
-          @Override
-          void onFire(TimerData t) {
-            if (t.getTimerId().equals("first")) {
-              timers.setTimer(timer("second", 20, TimeDomain.EVENT_TIME));
-            }
-          }
-        };
+    Recorder firing = new Recorder(timers).setting("first", timer("second", 20, TimeDomain.EVENT_TIME));
     new TimerAdvance(policies(TimePolicies.ProcessingTimeEndOfInput.FIRE_AND_QUIESCE), TimerAdvance.Batching.TOGETHER)
         .advance(TimerAdvance.inMemory(timers), firing, new Instant(100), new Instant(30), null);
     assertThat(firing.fired, contains("first@1", "second@2"));
