@@ -93,14 +93,7 @@ public final class TimerAdvance implements java.io.Serializable {
     return new KeyTimers() {
       @Override
       public @Nullable TimerData removeNextDue(TimeDomain domain) {
-        switch (domain) {
-          case EVENT_TIME:
-            return timers.removeNextEventTimer();
-          case PROCESSING_TIME:
-            return timers.removeNextProcessingTimer();
-          default:
-            return timers.removeNextSynchronizedProcessingTimer();
-        }
+        return TimerAdvance.removeNextDue(timers, domain);
       }
 
       @Override
@@ -113,6 +106,18 @@ public final class TimerAdvance implements java.io.Serializable {
         TimerAdvance.advanceInputWatermark(timers, watermark);
       }
     };
+  }
+
+  /** {@code timers}' next timer of {@code domain} due at their current times, removed; or null. */
+  public static @Nullable TimerData removeNextDue(InMemoryTimerInternals timers, TimeDomain domain) {
+    switch (domain) {
+      case EVENT_TIME:
+        return timers.removeNextEventTimer();
+      case PROCESSING_TIME:
+        return timers.removeNextProcessingTimer();
+      default:
+        return timers.removeNextSynchronizedProcessingTimer();
+    }
   }
 
   /** Moves {@code timers}' processing and synchronized processing time on, never back. */

@@ -59,6 +59,8 @@ final class KeyedStateStore {
     final InMemoryTimerInternals timers = new InMemoryTimerInternals();
     /** Every pending timer, set through {@link #trackedTimers}, by namespace, id and family. */
     final Map<String, TimerInternals.TimerData> pendingTimers = new HashMap<>();
+    /** Both of the above, as the key's step sets and fires its timers: one per key. */
+    private final TrackedTimerInternals tracked;
     /** The times this key is indexed under in its partition. */
     private long indexedEvent = NONE;
     private long indexedProcessing = NONE;
@@ -72,6 +74,7 @@ final class KeyedStateStore {
 
     KeyState(Object key) {
       this.state = new KeyStateInternals(key);
+      this.tracked = new TrackedTimerInternals(timers, pendingTimers);
     }
 
     /**
@@ -98,7 +101,7 @@ final class KeyedStateStore {
     }
 
     TrackedTimerInternals trackedTimers() {
-      return new TrackedTimerInternals(timers, pendingTimers);
+      return tracked;
     }
 
     @Override

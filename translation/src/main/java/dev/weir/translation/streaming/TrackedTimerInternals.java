@@ -1,5 +1,6 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.runtime.TimerAdvance;
 import java.util.Map;
 import org.apache.beam.runners.core.InMemoryTimerInternals;
 import org.apache.beam.runners.core.StateNamespace;
@@ -58,17 +59,7 @@ final class TrackedTimerInternals implements TimerInternals {
   /** Takes a due timer out (it is about to fire), or returns null. */
   @Nullable
   TimerData removeNext(TimeDomain domain) {
-    TimerData next;
-    switch (domain) {
-      case EVENT_TIME:
-        next = timers.removeNextEventTimer();
-        break;
-      case PROCESSING_TIME:
-        next = timers.removeNextProcessingTimer();
-        break;
-      default:
-        next = timers.removeNextSynchronizedProcessingTimer();
-    }
+    TimerData next = TimerAdvance.removeNextDue(timers, domain);
     if (next != null) {
       pending.remove(id(next.getNamespace(), next.getTimerId(), next.getTimerFamilyId()));
     }
