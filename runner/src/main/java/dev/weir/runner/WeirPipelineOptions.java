@@ -176,4 +176,22 @@ public interface WeirPipelineOptions
   String getCheckpointDir();
 
   void setCheckpointDir(String value);
+
+  @Description(
+      "Streaming: where keyed state (groupings' windows, stateful DoFns' cells and timers) lives between "
+          + "epochs: memory (the default: the executor's heap) or rocksdb (an embedded RocksDB per keyed "
+          + "partition on the executor's local disk, its native memory bounded by --stateBackendMemoryMb; "
+          + "with --checkpointDir each epoch uploads only the files the previous commit lacked).")
+  @Default.String("memory")
+  String getStateBackend();
+
+  void setStateBackend(String value);
+
+  @Description(
+      "Streaming with --stateBackend=rocksdb: megabytes of native memory that all RocksDB partitions of "
+          + "one executor JVM share for their block cache and write buffers.")
+  @Default.Long(256)
+  long getStateBackendMemoryMb();
+
+  void setStateBackendMemoryMb(long value);
 }

@@ -7,6 +7,9 @@ import dev.weir.translation.PipelineTranslator;
 import dev.weir.translation.TimePolicies;
 import dev.weir.translation.metrics.PipelineMetrics;
 import dev.weir.translation.streaming.StreamingSettings;
+import dev.weir.translation.streaming.state.MemoryStateBackend;
+import dev.weir.translation.streaming.state.RocksDbStateBackend;
+import dev.weir.translation.streaming.state.StateBackend;
 import org.apache.beam.sdk.metrics.MetricsEnvironment;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
@@ -74,6 +77,8 @@ public final class WeirRunner extends PipelineRunner<PipelineResult> {
         }
     }
 
+    // Checked in batch too: a wrong value is an error wherever it is given.
+    StateBackend stateBackend = stateBackend(options);
     Overrides.apply(pipeline);
     TimePolicies policies = policies(options, streaming);
     PipelineTranslator plan = PipelineTranslator.check(pipeline, policies, streaming);
@@ -88,7 +93,8 @@ public final class WeirRunner extends PipelineRunner<PipelineResult> {
                 options.getSourceSplits(),
                 options.getEpochIdleWaitMillis(),
                 options.getIdleTimeoutMillis(),
-                options.getCheckpointDir())
+                options.getCheckpointDir(),
+                stateBackend)
             : null;
     if (!streaming && options.getCheckpointDir() != null) {
       // A batch pipeline is run again whole; there is nothing to resume.
@@ -145,5 +151,19 @@ public final class WeirRunner extends PipelineRunner<PipelineResult> {
   @Override
   public String toString() {
     return "WeirRunner";
+  }
+
+  /** {@code --stateBackend}: memory or rocksdb (any case). */
+  static StateBackend stateBackend(WeirPipelineOptions options) {
+    String name = options.getStateBackend() == null ? "" : options.getStateBackend().trim().toLowerCase(java.util.Locale.ROOT);
+    switch (name) {
+      case "memory":
+        return MemoryStateBackend.INSTANCE;
+      case "rocksdb":
+        return new RocksDbStateBackend(options.getStateBackendMemoryMb());
+      default:
+        throw new IllegalArgumentException(
+            "Invalid --stateBackend=" + options.getStateBackend() + ": must be memory or rocksdb");
+    }
   }
 }

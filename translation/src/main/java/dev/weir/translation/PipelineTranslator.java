@@ -287,6 +287,7 @@ public final class PipelineTranslator {
       checkpoints = new CheckpointDir(sc, settings.checkpointDir());
       try {
         checkpoints.checkPipeline(explain());
+        checkpoints.checkStateBackend(settings.stateBackend().name());
         committed = checkpoints.latest();
         if (committed != null) {
           checkpoints.discardAfter(committed.epoch());

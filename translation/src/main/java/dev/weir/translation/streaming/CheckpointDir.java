@@ -5,9 +5,6 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -15,6 +12,7 @@ import org.apache.hadoop.fs.Path;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
+import dev.weir.translation.streaming.state.StateFiles;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -26,6 +24,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *       #FORMAT}); a directory of another version, or of none (written before versions were
  *       recorded), is refused rather than misread;
  *   <li>{@code pipeline}: the plan the checkpoints belong to; another pipeline is refused;
+ *   <li>{@code state-backend}: the {@code --stateBackend} whose files hold the keyed state; another
+ *       is refused;
  *   <li>{@code commits/epoch-N}: the {@link EpochCommit} of epoch N, written to a temporary name
  *       and renamed, so an epoch is committed entirely or not at all; the last two are kept;
  *   <li>{@code state/<step>/...}: keyed state, written by the executors ({@link StateFiles});
@@ -78,6 +78,35 @@ public final class CheckpointDir {
       throw new IllegalStateException(
           "--checkpointDir=" + uri + " holds the checkpoints of another pipeline (its steps differ: see "
               + path + "); use a new directory, or run the pipeline that wrote it");
+    }
+  }
+
+  /**
+   * Records {@code backend} ({@code --stateBackend}) as the one whose files hold this dir's keyed
+   * state, or checks that it is the one recorded: the two backends lay out their files otherwise.
+   */
+  public void checkStateBackend(String backend) throws IOException {
+    Path path = new Path(root, "state-backend");
+    boolean committed = fs.listStatus(new Path(root, "commits")).length > 0;
+    if (!fs.exists(path) && committed && !backend.equals("memory")) {
+      // Written before the backend was recorded, when the heap was the only one.
+      throw new IllegalStateException(
+          "--checkpointDir=" + uri + " holds keyed state of --stateBackend=memory, but this run asks for --stateBackend="
+              + backend + "; run with --stateBackend=memory, or use a new directory");
+    }
+    if (!fs.exists(path)) {
+      Path tmp = new Path(root, ".state-backend.tmp");
+      write(tmp, backend.getBytes(StandardCharsets.UTF_8));
+      if (!fs.rename(tmp, path)) {
+        throw new IOException("Could not rename " + tmp + " to " + path);
+      }
+      return;
+    }
+    String recorded = new String(readAll(path), StandardCharsets.UTF_8).trim();
+    if (!recorded.equals(backend)) {
+      throw new IllegalStateException(
+          "--checkpointDir=" + uri + " holds keyed state of --stateBackend=" + recorded + ", but this run asks for --stateBackend="
+              + backend + "; run with --stateBackend=" + recorded + ", or use a new directory");
     }
   }
 
@@ -198,12 +227,7 @@ public final class CheckpointDir {
 
   /** A file name for a step: Beam step names may hold any character. */
   static String stepDir(String stepName) {
-    try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(stepName.getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(digest, 0, 10);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    return StateFiles.stepDir(stepName);
   }
 
   private Path commitPath(long epoch) {

@@ -1,5 +1,12 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.streaming.state.KeyState;
+import dev.weir.translation.streaming.state.KeyedPartition;
+import dev.weir.translation.streaming.state.KeyedStateStore;
+import dev.weir.translation.streaming.state.StateBackend;
+import dev.weir.translation.streaming.state.StateFiles;
+import dev.weir.translation.streaming.state.TrackedTimerInternals;
+
 import dev.weir.translation.StepFailure;
 import dev.weir.translation.TimePolicies;
 import dev.weir.translation.runtime.TimerAdvance;
@@ -7,9 +14,8 @@ import java.io.Serializable;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 import org.apache.beam.runners.core.LateDataUtils;
 import org.apache.beam.runners.core.NullSideInputReader;
 import org.apache.beam.runners.core.ReduceFnRunner;
@@ -33,11 +39,11 @@ import scala.Tuple2;
 
 /**
  * One partition of a streaming {@code GroupByKey} in one epoch, run by Beam's {@link
- * ReduceFnRunner} per key over state kept in the executor ({@link KeyedStateStore}): the epoch's
+ * ReduceFnRunner} per key over state kept in the executor ({@link KeyedStateStore}): a key's
  * elements first, at the previous input watermark (late data is dropped as Beam's allowed
- * lateness says), then the new input watermark and the processing clock fire due timers, which
- * emit panes as the trigger decides. Only keys with elements or a timer due are visited (see
- * {@link KeyedStateStore}). The partition reports its earliest hold.
+ * lateness says), then the new input watermark and the processing clock fire its due timers,
+ * which emit panes as the trigger decides. Only keys with elements or a timer due are visited
+ * (see {@link KeyedPartition}). The partition reports its earliest hold.
  */
 final class GroupAlsoByWindowPartition
     implements Function2<Integer, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>>, Iterator<byte[]>> {
@@ -65,6 +71,8 @@ final class GroupAlsoByWindowPartition
     PartitionReports<KeyedShuffle.PartitionReport> holds;
     /** Where the state is checkpointed, or null. */
     StateFiles files;
+    /** Where the state lives between epochs. */
+    StateBackend backend;
   }
 
   private final Spec spec;
@@ -77,65 +85,119 @@ final class GroupAlsoByWindowPartition
 
   @Override
   public Iterator<byte[]> call(Integer partition, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input) {
-    KeyedStateStore.Partition state =
-        KeyedStateStore.open(
-            spec.runId,
-            spec.stepName,
-            partition,
-            spec.epoch,
-            spec.stateEpoch,
-            KeyedStateStore.Codec.of(spec.keyCoder, spec.strategy.getWindowFn().windowCoder()),
-            spec.files,
-            false);
-    List<WindowedValue<KV<Object, Iterable<Object>>>> out = new ArrayList<>();
     try {
-      Map<ByteBuffer, List<WindowedValue<Object>>> byKey = new LinkedHashMap<>();
-      while (input.hasNext()) {
-        Tuple2<byte[], byte[]> element = input.next()._2();
-        byKey.computeIfAbsent(ByteBuffer.wrap(element._1()), k -> new ArrayList<>())
-            .add(CoderUtils.decodeFromByteArray(spec.elementCoder, element._2()));
-      }
-      ExecutableTriggerStateMachine trigger =
-          ExecutableTriggerStateMachine.create(
-              TriggerStateMachines.stateMachineForTrigger(TriggerTranslation.toProto(spec.strategy.getTrigger())));
-      CounterCell dropped = new CounterCell(MetricName.named(ReduceFnRunner.class, "droppedDueToLateness"));
-      for (Map.Entry<ByteBuffer, List<WindowedValue<Object>>> e : byKey.entrySet()) {
-        KeyedStateStore.KeyState key =
-            state.getOrCreate(e.getKey(), CoderUtils.decodeFromByteArray(spec.keyCoder, e.getKey().array()), spec.inputBefore);
-        key.catchUp(spec.inputBefore, spec.processingTime);
-        // Timers that fell due while the epoch's elements were on their way fire before they
-        // arrive, so that their panes do not take in elements that came later.
-        timerAdvance.beforeInput(key, new Runner(key, trigger, out)::fire, spec.processingTime);
-        ReduceFnRunner<Object, Object, Iterable<Object>, BoundedWindow> runner = runner(key, key.trackedTimers(), trigger, out);
-        runner.processElements(
-            LateDataUtils.dropExpiredWindows(key.state.getKey(), e.getValue(), key.timers, spec.strategy, dropped));
-        runner.persist();
-      }
-      // The keys that received elements, and those the index says have a timer due: no other
-      // key can change in this epoch.
-      for (ByteBuffer bytes : KeyedStateStore.toVisit(state, byKey.keySet(), spec.policies, spec.inputNow, spec.timerClock)) {
-        KeyedStateStore.KeyState key = state.get(bytes);
-        if (key == null) {
-          continue;
-        }
-        key.catchUp(spec.inputBefore, spec.processingTime);
-        advance(key, trigger, out);
-        state.touch(bytes, key, false, false);
-      }
-      byte[][] encoded = new byte[out.size()][];
-      for (int i = 0; i < encoded.length; i++) {
-        encoded[i] = CoderUtils.encodeToByteArray(spec.outputCoder, out.get(i));
-      }
-      KeyedStateStore.commit(state, spec.epoch);
-      spec.holds.add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.of(state)));
-      return java.util.Arrays.asList(encoded).iterator();
+      KeyedPartition state =
+          KeyedStateStore.open(
+              spec.backend,
+              spec.runId,
+              spec.stepName,
+              partition,
+              spec.epoch,
+              spec.stateEpoch,
+              KeyedStateStore.Codec.of(spec.keyCoder, spec.strategy.getWindowFn().windowCoder()),
+              spec.files,
+              false);
+      return new Epoch(partition, state, input);
     } catch (Exception e) {
       throw new StepFailure(spec.stepName, e);
     }
   }
 
+  /**
+   * The partition's epoch, a key at a time: each key with elements, then each key with a timer
+   * due (from the index, as the epoch began: no other key can change in this epoch). A key's
+   * panes are encoded as they are pulled, and the state is committed after the last.
+   */
+  private final class Epoch implements Iterator<byte[]> {
+    private final int partition;
+    private final KeyedPartition state;
+    private final Iterator<KeyGroups.Group> groups;
+    private final Set<ByteBuffer> due;
+    private final ExecutableTriggerStateMachine trigger;
+    private final CounterCell dropped = new CounterCell(MetricName.named(ReduceFnRunner.class, "droppedDueToLateness"));
+    private final List<WindowedValue<KV<Object, Iterable<Object>>>> out = new ArrayList<>();
+    private int next;
+    private Iterator<ByteBuffer> dueLeft;
+    private boolean committed;
+
+    Epoch(int partition, KeyedPartition state, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input) throws Exception {
+      this.partition = partition;
+      this.state = state;
+      this.due = KeyedStateStore.due(state, spec.policies, spec.inputNow, spec.timerClock);
+      this.groups = KeyGroups.of(input, spec.backend.groupsKeys());
+      this.trigger =
+          ExecutableTriggerStateMachine.create(
+              TriggerStateMachines.stateMachineForTrigger(TriggerTranslation.toProto(spec.strategy.getTrigger())));
+    }
+
+    @Override
+    public boolean hasNext() {
+      try {
+        while (next == out.size() && !committed) {
+          out.clear();
+          next = 0;
+          step();
+        }
+      } catch (Exception e) {
+        throw new StepFailure(spec.stepName, e);
+      }
+      return next < out.size();
+    }
+
+    @Override
+    public byte[] next() {
+      if (!hasNext()) {
+        throw new java.util.NoSuchElementException();
+      }
+      try {
+        return CoderUtils.encodeToByteArray(spec.outputCoder, out.get(next++));
+      } catch (Exception e) {
+        throw new StepFailure(spec.stepName, e);
+      }
+    }
+
+    private void step() throws Exception {
+      if (groups.hasNext()) {
+        KeyGroups.Group group = groups.next();
+        due.remove(group.key());
+        List<WindowedValue<Object>> elements = new ArrayList<>(group.elements().size());
+        for (byte[] element : group.elements()) {
+          elements.add(CoderUtils.decodeFromByteArray(spec.elementCoder, element));
+        }
+        KeyState key =
+            state.getOrCreate(group.key(), CoderUtils.decodeFromByteArray(spec.keyCoder, group.key().array()), spec.inputBefore);
+        key.catchUp(spec.inputBefore, spec.processingTime);
+        // Timers that fell due while the epoch's elements were on their way fire before they
+        // arrive, so that their panes do not take in elements that came later.
+        timerAdvance.beforeInput(key, new Runner(key, trigger, out)::fire, spec.processingTime);
+        ReduceFnRunner<Object, Object, Iterable<Object>, BoundedWindow> runner = runner(key, key.trackedTimers(), trigger, out);
+        runner.processElements(LateDataUtils.dropExpiredWindows(key.state.getKey(), elements, key.timers, spec.strategy, dropped));
+        runner.persist();
+        advance(key, trigger, out);
+        state.touch(group.key(), key, false, false);
+        return;
+      }
+      if (dueLeft == null) {
+        dueLeft = due.iterator();
+      }
+      if (dueLeft.hasNext()) {
+        ByteBuffer bytes = dueLeft.next();
+        KeyState key = state.get(bytes);
+        if (key != null) {
+          key.catchUp(spec.inputBefore, spec.processingTime);
+          advance(key, trigger, out);
+          state.touch(bytes, key, false, false);
+        }
+        return;
+      }
+      KeyedStateStore.commit(spec.backend, state, spec.epoch);
+      spec.holds.add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.of(state)));
+      committed = true;
+    }
+  }
+
   private ReduceFnRunner<Object, Object, Iterable<Object>, BoundedWindow> runner(
-      KeyedStateStore.KeyState key,
+      KeyState key,
       TrackedTimerInternals timers,
       ExecutableTriggerStateMachine trigger,
       List<WindowedValue<KV<Object, Iterable<Object>>>> out) {
@@ -160,7 +222,7 @@ final class GroupAlsoByWindowPartition
    * next epoch, before the elements that epoch brings.
    */
   private void advance(
-      KeyedStateStore.KeyState key,
+      KeyState key,
       ExecutableTriggerStateMachine trigger,
       List<WindowedValue<KV<Object, Iterable<Object>>>> out)
       throws Exception {
@@ -169,14 +231,14 @@ final class GroupAlsoByWindowPartition
 
   /** A key's ReduceFnRunner, made when the first timer falls due. */
   private final class Runner {
-    private final KeyedStateStore.KeyState key;
+    private final KeyState key;
     private final ExecutableTriggerStateMachine trigger;
     private final List<WindowedValue<KV<Object, Iterable<Object>>>> out;
     private final TrackedTimerInternals timers;
     private ReduceFnRunner<Object, Object, Iterable<Object>, BoundedWindow> runner;
 
     Runner(
-        KeyedStateStore.KeyState key,
+        KeyState key,
         ExecutableTriggerStateMachine trigger,
         List<WindowedValue<KV<Object, Iterable<Object>>>> out) {
       this.key = key;

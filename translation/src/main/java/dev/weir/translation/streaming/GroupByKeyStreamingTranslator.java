@@ -66,6 +66,7 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
     spec.processingTime = run.processingTime();
     spec.timerClock = run.stepProcessingTime();
     spec.files = run.stateFiles();
+    spec.backend = run.settings().stateBackend();
     spec.holds = new PartitionReports<>();
     // Unnamed: Spark's UI would render a named accumulator's map while tasks add to it.
     context.session().sparkContext().register(spec.holds);
@@ -74,7 +75,7 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
     JavaRDD<byte[]> grouped =
         KeyedShuffle.pinned(
             context,
-            KeyedShuffle.byKey(context.rdd(input), kvCoder.getKeyCoder(), spec.elementCoder, false, partitions)
+            KeyedShuffle.byKey(context.rdd(input), kvCoder.getKeyCoder(), spec.elementCoder, false, partitions, spec.backend.groupsKeys())
                 .mapPartitionsWithIndex(new GroupAlsoByWindowPartition(spec), true));
     KeyedShuffle.runOnce(context, grouped, spec.holds, partitions, last);
     run.reportOutputWatermark(last.outputWatermark(run.inputWatermark()));

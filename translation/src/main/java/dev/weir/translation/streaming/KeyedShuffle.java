@@ -26,17 +26,69 @@ import scala.Tuple2;
 final class KeyedShuffle {
   private KeyedShuffle() {}
 
-  /** (partition, (key bytes, element bytes)), partitioned by the first; the key is dropped from the element unless {@code withKey}. */
+  /**
+   * (partition, (key bytes, element bytes)), partitioned by the first; the key is dropped from the
+   * element unless {@code withKey}. With {@code sortByKey} each partition's elements come sorted
+   * by key, each key's together ({@link KeyGroups}): Spark sorts them, spilling to disk if it must,
+   * so that a partition need not hold its epoch's keys to group them.
+   */
   @SuppressWarnings({"unchecked", "rawtypes"})
   static JavaPairRDD<Integer, Tuple2<byte[], byte[]>> byKey(
       JavaRDD<? extends WindowedValue<? extends KV<?, ?>>> input,
       Coder<Object> keyCoder,
       Coder<WindowedValue<Object>> elementCoder,
       boolean withKey,
-      int partitions) {
-    return ((JavaRDD<WindowedValue<KV<Object, Object>>>) (JavaRDD) input)
-        .mapToPair(new ByKey(keyCoder, elementCoder, withKey, partitions))
-        .partitionBy(new ByPartitionIndex(partitions));
+      int partitions,
+      boolean sortByKey) {
+    JavaPairRDD<Integer, Tuple2<byte[], byte[]>> keyed =
+        ((JavaRDD<WindowedValue<KV<Object, Object>>>) (JavaRDD) input).mapToPair(new ByKey(keyCoder, elementCoder, withKey, partitions));
+    if (!sortByKey) {
+      return keyed.partitionBy(new ByPartitionIndex(partitions));
+    }
+    return keyed
+        .mapToPair(e -> new Tuple2<>(new SortKey(e._1(), e._2()._1()), e._2()._2()))
+        .repartitionAndSortWithinPartitions(new BySortKeyPartition(partitions), SortKey.ORDER)
+        .mapToPair(e -> new Tuple2<>(e._1().partition, new Tuple2<>(e._1().key, e._2())));
+  }
+
+  /** A key's bytes with its partition, for a shuffle sorted by key. */
+  private record SortKey(int partition, byte[] key) implements java.io.Serializable {
+    static final java.util.Comparator<SortKey> ORDER = new ByBytes();
+  }
+
+  private static final class ByBytes implements java.util.Comparator<SortKey>, java.io.Serializable {
+    @Override
+    public int compare(SortKey a, SortKey b) {
+      return Arrays.compareUnsigned(a.key(), b.key());
+    }
+  }
+
+  private static final class BySortKeyPartition extends Partitioner {
+    private final int partitions;
+
+    BySortKeyPartition(int partitions) {
+      this.partitions = partitions;
+    }
+
+    @Override
+    public int numPartitions() {
+      return partitions;
+    }
+
+    @Override
+    public int getPartition(Object key) {
+      return ((SortKey) key).partition();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof BySortKeyPartition && ((BySortKeyPartition) o).partitions == partitions;
+    }
+
+    @Override
+    public int hashCode() {
+      return partitions;
+    }
   }
 
   /**
@@ -45,7 +97,7 @@ final class KeyedShuffle {
    */
   record PartitionReport(long hold, long nextEventTimer, long nextProcessingTimer, String location)
       implements java.io.Serializable {
-    static PartitionReport of(KeyedStateStore.Partition state) {
+    static PartitionReport of(dev.weir.translation.streaming.state.KeyedPartition state) {
       return new PartitionReport(
           state.earliestHold(), state.nextEventTimer(), state.nextProcessingTimer(), ExecutorLocation.here());
     }

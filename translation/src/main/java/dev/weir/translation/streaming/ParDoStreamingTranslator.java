@@ -196,13 +196,14 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     plan.processingTime = run.processingTime();
     plan.timerClock = run.stepProcessingTime();
     plan.files = run.stateFiles();
+    plan.backend = run.settings().stateBackend();
     plan.holds = new PartitionReports<>();
     context.session().sparkContext().register(plan.holds);
     int partitions = run.keyedPartitions();
     JavaRDD<byte[]> out =
         KeyedShuffle.pinned(
             context,
-            KeyedShuffle.byKey(context.rdd(input), plan.keyCoder, plan.elementCoder, true, partitions)
+            KeyedShuffle.byKey(context.rdd(input), plan.keyCoder, plan.elementCoder, true, partitions, plan.backend.groupsKeys())
                 .mapPartitionsWithIndex(new StatefulParDoPartition(plan), true));
     KeyedShuffle.runOnce(context, out, plan.holds, partitions, last);
     Instant hold = last.outputWatermark(run.inputWatermark());

@@ -52,7 +52,7 @@ final class RunCleanup {
     public void call(String location) {
       SplitReaders.closeRun(runId, committed);
       BundleFinalizers.closeRun(runId, committed);
-      KeyedStateStore.dropRun(runId);
+      dev.weir.translation.streaming.state.KeyedStateStore.dropRun(runId);
       DoFnInstances.closeRun(runId);
     }
   }

@@ -1,5 +1,12 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.streaming.state.KeyState;
+import dev.weir.translation.streaming.state.KeyedPartition;
+import dev.weir.translation.streaming.state.KeyedStateStore;
+import dev.weir.translation.streaming.state.StateBackend;
+import dev.weir.translation.streaming.state.StateFiles;
+import dev.weir.translation.streaming.state.TrackedTimerInternals;
+
 import dev.weir.translation.runtime.DoFnBundle;
 import dev.weir.translation.runtime.DoFnSpec;
 import dev.weir.translation.runtime.KeyStepContext;
@@ -65,6 +72,8 @@ final class SplittableProcessPartition
     PartitionReports<KeyedShuffle.PartitionReport> holds;
     /** Where the state is checkpointed, or null. */
     StateFiles files;
+    /** Where the state lives between epochs. */
+    StateBackend backend;
   }
 
   private final Spec plan;
@@ -75,12 +84,14 @@ final class SplittableProcessPartition
 
   @Override
   public Iterator<byte[]> call(Integer partition, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input) {
-    KeyedStateStore.Partition state =
+    KeyedPartition state =
         KeyedStateStore.open(
+            plan.backend,
             plan.runId,
             plan.processFn.stepName,
             partition,
             plan.epoch,
+            plan.epoch - 1,
             KeyedStateStore.Codec.of(
                 (Coder) ByteArrayCoder.of(), plan.processFn.windowingStrategy.getWindowFn().windowCoder()),
             plan.files,
@@ -106,16 +117,16 @@ final class SplittableProcessPartition
 
   private final class Epoch extends DoFnBundle {
     private final int partition;
-    private final KeyedStateStore.Partition state;
+    private final KeyedPartition state;
     private final Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input;
     private final DoFnRunner<Object, Object> runner;
     private final ScheduledExecutorService checkpoints;
-    private final Map<ByteBuffer, KeyedStateStore.KeyState> touched = new LinkedHashMap<>();
+    private final Map<ByteBuffer, KeyState> touched = new LinkedHashMap<>();
     private final List<DoFn.BundleFinalizer.Callback> finalizers = new ArrayList<>();
     private Iterator<ByteBuffer> resuming;
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    Epoch(int partition, KeyedStateStore.Partition state, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input) {
+    Epoch(int partition, KeyedPartition state, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input) {
       super(plan.processFn);
       this.partition = partition;
       this.state = state;
@@ -152,9 +163,9 @@ final class SplittableProcessPartition
     }
 
     /** The key's state and timers, created at the epoch's previous input watermark if new. */
-    private KeyedStateStore.KeyState keyState(byte[] key) {
+    private KeyState keyState(byte[] key) {
       ByteBuffer bytes = ByteBuffer.wrap(key);
-      KeyedStateStore.KeyState keyState = touched.get(bytes);
+      KeyState keyState = touched.get(bytes);
       if (keyState == null) {
         try {
           keyState = state.getOrCreate(bytes, key, plan.inputBefore);
@@ -195,12 +206,12 @@ final class SplittableProcessPartition
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     private void resume(ByteBuffer bytes) throws Exception {
-      KeyedStateStore.KeyState existing = state.get(bytes);
+      KeyState existing = state.get(bytes);
       if (existing == null) {
         return;
       }
       byte[] key = (byte[]) existing.state.getKey();
-      KeyedStateStore.KeyState keyState = keyState(key);
+      KeyState keyState = keyState(key);
       TrackedTimerInternals timers = keyState.trackedTimers();
       if (plan.draining) {
         keyState.advanceClock(BoundedWindow.TIMESTAMP_MAX_VALUE);
@@ -224,12 +235,12 @@ final class SplittableProcessPartition
     protected void finishInput() throws Exception {
       runner.finishBundle();
       checkpoints.shutdownNow();
-      for (Map.Entry<ByteBuffer, KeyedStateStore.KeyState> e : touched.entrySet()) {
+      for (Map.Entry<ByteBuffer, KeyState> e : touched.entrySet()) {
         // Pending resume timers keep a work item; its hold (the estimator's watermark, in state)
         // holds the step's output watermark, not the timers' processing-time timestamps.
         state.touch(e.getKey(), e.getValue(), false, true);
       }
-      KeyedStateStore.commit(state, plan.epoch);
+      KeyedStateStore.commit(plan.backend, state, plan.epoch);
       BundleFinalizers.afterCommit(plan.runId, plan.processFn.stepName, partition, plan.epoch, finalizers);
       plan.holds.add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.of(state)));
     }

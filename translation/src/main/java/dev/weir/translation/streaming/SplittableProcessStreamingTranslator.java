@@ -69,13 +69,14 @@ public final class SplittableProcessStreamingTranslator
     plan.maxReadTimeMillis = run.settings().maxReadTimeMillis();
     plan.draining = run.draining();
     plan.files = run.stateFiles();
+    plan.backend = run.settings().stateBackend();
     plan.holds = new PartitionReports<>();
     context.session().sparkContext().register(plan.holds);
     int partitions = run.keyedPartitions();
     JavaRDD<byte[]> out =
         KeyedShuffle.pinned(
             context,
-            KeyedShuffle.byKey(context.rdd(input), (Coder) ByteArrayCoder.of(), plan.elementCoder, true, partitions)
+            KeyedShuffle.byKey(context.rdd(input), (Coder) ByteArrayCoder.of(), plan.elementCoder, true, partitions, false)
                 .mapPartitionsWithIndex(new SplittableProcessPartition(plan), true));
     hold = min(hold, KeyedShuffle.runOnce(context, out, plan.holds, partitions, new KeyedShuffle.LastRun()).outputWatermark(run.inputWatermark()));
     // A partition holds a watermark only while a work item waits in its state, with its resume

@@ -1,5 +1,12 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.streaming.state.KeyState;
+import dev.weir.translation.streaming.state.KeyedPartition;
+import dev.weir.translation.streaming.state.KeyedStateStore;
+import dev.weir.translation.streaming.state.StateBackend;
+import dev.weir.translation.streaming.state.StateFiles;
+import dev.weir.translation.streaming.state.TrackedTimerInternals;
+
 import dev.weir.translation.TimePolicies;
 import dev.weir.translation.runtime.DoFnBundle;
 import dev.weir.translation.runtime.DoFnSpec;
@@ -9,6 +16,7 @@ import java.io.Serializable;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Set;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -32,10 +40,10 @@ import scala.Tuple2;
 
 /**
  * One partition of a streaming stateful ParDo in one epoch, as one Beam bundle. Each key's state
- * and timers live in {@link KeyedStateStore} across epochs. The epoch's elements are processed
- * first, at the previous input watermark (runners-core's {@link StatefulDoFnRunner} drops those
- * of expired windows); then every key moves to the new input watermark and processing time, and
- * due timers fire in time order, also those set while firing; window expiry clears state (with
+ * and timers live in {@link KeyedStateStore} across epochs. A key's elements are processed first,
+ * at the previous input watermark (runners-core's {@link StatefulDoFnRunner} drops those of
+ * expired windows); then the key moves to the new input watermark and processing time, and due
+ * timers fire in time order, also those set while firing; window expiry clears state (with
  * {@code @OnWindowExpiration}). The partition reports its earliest hold: the pending timers'
  * output timestamps.
  */
@@ -62,6 +70,8 @@ final class StatefulParDoPartition
     PartitionReports<KeyedShuffle.PartitionReport> holds;
     /** Where the state is checkpointed, or null. */
     StateFiles files;
+    /** Where the state lives between epochs. */
+    StateBackend backend;
   }
 
   private final Spec plan;
@@ -74,8 +84,9 @@ final class StatefulParDoPartition
 
   @Override
   public Iterator<byte[]> call(Integer partition, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input) {
-    KeyedStateStore.Partition state =
+    KeyedPartition state =
         KeyedStateStore.open(
+            plan.backend,
             plan.runId,
             plan.dofn.stepName,
             partition,
@@ -84,7 +95,12 @@ final class StatefulParDoPartition
             KeyedStateStore.Codec.of(plan.keyCoder, plan.dofn.windowingStrategy.getWindowFn().windowCoder()),
             plan.files,
             true);
-    Epoch bundle = new Epoch(partition, state, input);
+    Epoch bundle;
+    try {
+      bundle = new Epoch(partition, state, input);
+    } catch (Exception e) {
+      throw new dev.weir.translation.StepFailure(plan.dofn.stepName, e);
+    }
     return new Iterator<>() {
       @Override
       public boolean hasNext() {
@@ -102,44 +118,57 @@ final class StatefulParDoPartition
     };
   }
 
+  /**
+   * The partition's epoch as one bundle, a key at a time: each key with elements (its elements,
+   * then its timers), then each key with a timer due (from the index, as the epoch began: no
+   * other key can change in this epoch).
+   */
   private final class Epoch extends DoFnBundle {
     private final int partition;
-    private final KeyedStateStore.Partition state;
-    private final Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input;
+    private final KeyedPartition state;
+    private final Iterator<KeyGroups.Group> groups;
+    private final Set<ByteBuffer> due;
     private final DoFnRunner<Object, Object> bundleRunner;
-    private final Map<ByteBuffer, Key> keys = new HashMap<>();
-    private Iterator<ByteBuffer> advancing;
+    private Iterator<ByteBuffer> dueLeft;
 
-    Epoch(int partition, KeyedStateStore.Partition state, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input) {
+    Epoch(int partition, KeyedPartition state, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input) throws Exception {
       super(plan.dofn);
       this.partition = partition;
       this.state = state;
-      this.input = input;
+      this.groups = KeyGroups.of(input, plan.backend.groupsKeys());
+      this.due = KeyedStateStore.due(state, plan.policies, plan.inputNow, plan.timerClock);
       this.bundleRunner = simpleRunner(new KeyStepContext(plan.dofn.stepName, null, null, bundleFinalizer()));
       startBundle(bundleRunner);
     }
 
     @Override
     protected boolean processNext() throws Exception {
-      if (input.hasNext()) {
-        Tuple2<byte[], byte[]> element = input.next()._2();
-        WindowedValue<Object> value = CoderUtils.decodeFromByteArray(plan.elementCoder, element._2());
-        key(ByteBuffer.wrap(element._1()), value).runner.processElement(value);
+      if (groups.hasNext()) {
+        KeyGroups.Group group = groups.next();
+        due.remove(group.key());
+        Key key = null;
+        for (byte[] element : group.elements()) {
+          WindowedValue<Object> value = CoderUtils.decodeFromByteArray(plan.elementCoder, element);
+          if (key == null) {
+            key = key(group.key(), value);
+          }
+          key.runner.processElement(value);
+        }
+        advance(group.key(), key.keyState, key);
+        state.touch(group.key(), key.keyState, true, true);
         return true;
       }
-      if (advancing == null) {
-        // The keys that received elements, and those the index says have a timer due: no other
-        // key can change in this epoch.
-        advancing = KeyedStateStore.toVisit(state, keys.keySet(), plan.policies, plan.inputNow, plan.timerClock).iterator();
+      if (dueLeft == null) {
+        dueLeft = due.iterator();
       }
-      if (!advancing.hasNext()) {
+      if (!dueLeft.hasNext()) {
         return false;
       }
-      ByteBuffer bytes = advancing.next();
-      KeyedStateStore.KeyState keyState = state.get(bytes);
+      ByteBuffer bytes = dueLeft.next();
+      KeyState keyState = state.get(bytes);
       if (keyState != null) {
         keyState.catchUp(plan.inputBefore, plan.processingTime);
-        advance(bytes, keyState);
+        advance(bytes, keyState, null);
         state.touch(bytes, keyState, true, true);
       }
       return true;
@@ -148,24 +177,19 @@ final class StatefulParDoPartition
     @Override
     protected void finishInput() throws Exception {
       bundleRunner.finishBundle();
-      KeyedStateStore.commit(state, plan.epoch);
+      KeyedStateStore.commit(plan.backend, state, plan.epoch);
       plan.holds.add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.of(state)));
     }
 
     /** The key's runner for this epoch, its state created at the previous watermark if new. */
     private Key key(ByteBuffer bytes, WindowedValue<Object> element) throws Exception {
-      Key key = keys.get(bytes);
-      if (key == null) {
-        KeyedStateStore.KeyState keyState =
-            state.getOrCreate(bytes, ((KV<?, ?>) element.getValue()).getKey(), plan.inputBefore);
-        keyState.catchUp(plan.inputBefore, plan.processingTime);
-        key = new Key(keyState);
-        keys.put(bytes, key);
-        // Timers that fell due before the epoch's elements arrived fire first: processing-time
-        // ones due at the epoch's clock, event-time ones the last epoch's elements set (below).
-        timerAdvance.beforeInput(keyState, new Firing(keyState, key, List.of()), plan.processingTime);
-        key.eventTimersBefore.putAll(keyState.pendingTimers);
-      }
+      KeyState keyState = state.getOrCreate(bytes, ((KV<?, ?>) element.getValue()).getKey(), plan.inputBefore);
+      keyState.catchUp(plan.inputBefore, plan.processingTime);
+      Key key = new Key(keyState);
+      // Timers that fell due before the epoch's elements arrived fire first: processing-time
+      // ones due at the epoch's clock, event-time ones the last epoch's elements set (below).
+      timerAdvance.beforeInput(keyState, new Firing(keyState, key, List.of()), plan.processingTime);
+      key.eventTimersBefore.putAll(keyState.pendingTimers);
       return key;
     }
 
@@ -173,8 +197,7 @@ final class StatefulParDoPartition
      * Moves one key to the new watermark and then to the step's processing time, and fires its
      * due timers one by one in the order {@link TimerAdvance} says, as a grouping does.
      */
-    private void advance(ByteBuffer bytes, KeyedStateStore.KeyState keyState) throws Exception {
-      Key key = keys.get(bytes);
+    private void advance(ByteBuffer bytes, KeyState keyState, @Nullable Key key) throws Exception {
       TrackedTimerInternals timers = keyState.trackedTimers();
       keyState.deferredHold = null;
       Firing firing = new Firing(keyState, key, key == null ? List.of() : key.eventTimersSetByElements());
@@ -200,7 +223,7 @@ final class StatefulParDoPartition
     }
 
     /** Whether a timer that fired since {@code deferred} was taken out set its id again. */
-    private boolean setSince(KeyedStateStore.KeyState keyState, TimerData deferred) {
+    private boolean setSince(KeyState keyState, TimerData deferred) {
       for (TimerData t : keyState.pendingTimers.values()) {
         if (t.getNamespace().equals(deferred.getNamespace())
             && t.getTimerId().equals(deferred.getTimerId())
@@ -216,12 +239,12 @@ final class StatefulParDoPartition
      * timers that this epoch's elements set (see {@link #advance}).
      */
     private final class Firing implements TimerAdvance.Firing {
-      private final KeyedStateStore.KeyState keyState;
+      private final KeyState keyState;
       private @Nullable Key key;
       private final List<TimerData> setByElements;
       final List<TimerData> deferred = new ArrayList<>();
 
-      Firing(KeyedStateStore.KeyState keyState, @Nullable Key key, List<TimerData> setByElements) {
+      Firing(KeyState keyState, @Nullable Key key, List<TimerData> setByElements) {
         this.keyState = keyState;
         this.key = key;
         this.setByElements = setByElements;
@@ -244,13 +267,13 @@ final class StatefulParDoPartition
 
     /** One key's runner in this epoch. */
     private final class Key {
-      final KeyedStateStore.KeyState keyState;
+      final KeyState keyState;
       final DoFnRunner<Object, Object> runner;
       /** The key's pending timers before the epoch's first element for it, by id. */
       final Map<String, TimerData> eventTimersBefore = new HashMap<>();
 
       @SuppressWarnings({"unchecked", "rawtypes"})
-      Key(KeyedStateStore.KeyState keyState) {
+      Key(KeyState keyState) {
         this.keyState = keyState;
         TimerInternals timers = keyState.trackedTimers();
         KeyStepContext context = new KeyStepContext(plan.dofn.stepName, keyState.state, timers, bundleFinalizer());

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.UUID;
 import dev.weir.translation.SideInputData;
 import dev.weir.translation.TranslationContext;
+import dev.weir.translation.streaming.state.StateFiles;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.util.CoderUtils;

@@ -1,5 +1,7 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.streaming.state.MemoryStateBackend;
+import dev.weir.translation.streaming.state.StateBackend;
 import java.io.Serializable;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
@@ -8,9 +10,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * split reads per epoch ({@code --epochMaxRecords}, {@code --epochMaxReadTimeMillis}, {@code
  * --epochQuietMillis}), how many splits an unbounded source is asked for ({@code
  * --sourceSplits}), how long the driver waits after an epoch in which nothing happened ({@code
- * --epochIdleWaitMillis}), when a quiet split counts as idle ({@code --idleTimeoutMillis}), and
- * where epochs are committed ({@code --checkpointDir}). Each value is checked here, naming its
- * option.
+ * --epochIdleWaitMillis}), when a quiet split counts as idle ({@code --idleTimeoutMillis}),
+ * where epochs are committed ({@code --checkpointDir}) and where keyed state lives ({@code
+ * --stateBackend}). Each value is checked here, naming its option.
  */
 public final class StreamingSettings implements Serializable {
   public static final long DEFAULT_MAX_RECORDS = 100_000;
@@ -25,6 +27,7 @@ public final class StreamingSettings implements Serializable {
   private final long idleWaitMillis;
   private final long idleTimeoutMillis;
   private final @Nullable String checkpointDir;
+  private final StateBackend stateBackend;
 
   /**
    * @param sourceSplits how many splits an unbounded source is asked for; 0: one per core
@@ -40,6 +43,21 @@ public final class StreamingSettings implements Serializable {
       long idleWaitMillis,
       long idleTimeoutMillis,
       @Nullable String checkpointDir) {
+    this(maxRecordsPerSplit, maxReadTimeMillis, quietMillis, sourceSplits, idleWaitMillis, idleTimeoutMillis, checkpointDir,
+        MemoryStateBackend.INSTANCE);
+  }
+
+  /** As above, with keyed state in {@code stateBackend}. */
+  public StreamingSettings(
+      long maxRecordsPerSplit,
+      long maxReadTimeMillis,
+      long quietMillis,
+      int sourceSplits,
+      long idleWaitMillis,
+      long idleTimeoutMillis,
+      @Nullable String checkpointDir,
+      StateBackend stateBackend) {
+    this.stateBackend = stateBackend;
     this.maxRecordsPerSplit = atLeast(1, maxRecordsPerSplit, "--epochMaxRecords");
     this.maxReadTimeMillis = atLeast(1, maxReadTimeMillis, "--epochMaxReadTimeMillis");
     this.quietMillis = atLeast(1, quietMillis, "--epochQuietMillis");
@@ -65,6 +83,11 @@ public final class StreamingSettings implements Serializable {
               + (option.equals("--idleTimeoutMillis") ? " (0 turns idleness off)" : ""));
     }
     return value;
+  }
+
+  /** Where keyed state lives between epochs ({@code --stateBackend}). */
+  public StateBackend stateBackend() {
+    return stateBackend;
   }
 
   /** {@code --checkpointDir}, or null. */

@@ -1,5 +1,9 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.streaming.state.KeyedStateStore;
+import dev.weir.translation.streaming.state.MemoryStateBackend;
+import dev.weir.translation.streaming.state.StateBackend;
+
 import dev.weir.translation.TimePolicies;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -28,6 +32,7 @@ import scala.Tuple2;
  */
 final class GroupByKeyHarness<K, V> implements AutoCloseable {
   private final String runId = "harness-" + UUID.randomUUID();
+  private StateBackend backend = MemoryStateBackend.INSTANCE;
   private final WindowingStrategy<?, BoundedWindow> strategy;
   private final Coder<K> keyCoder;
   private final Coder<V> valueCoder;
@@ -83,6 +88,7 @@ final class GroupByKeyHarness<K, V> implements AutoCloseable {
     spec.processingTime = epochClock;
     spec.timerClock = stepClock;
     spec.holds = new PartitionReports<>();
+    spec.backend = backend;
     List<Tuple2<Integer, Tuple2<byte[], byte[]>>> input = new ArrayList<>(pending);
     pending.clear();
     Iterator<byte[]> out = new GroupAlsoByWindowPartition(spec).call(0, input.iterator());
@@ -98,6 +104,12 @@ final class GroupByKeyHarness<K, V> implements AutoCloseable {
   /** The earliest hold the partition reported after the last epoch. */
   Instant hold() {
     return new Instant(report.hold());
+  }
+
+  /** Keeps the state in {@code backend} (the heap if not called). */
+  GroupByKeyHarness<K, V> withBackend(StateBackend backend) {
+    this.backend = backend;
+    return this;
   }
 
   @Override

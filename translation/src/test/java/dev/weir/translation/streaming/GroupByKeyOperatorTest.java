@@ -21,7 +21,12 @@ import org.apache.beam.sdk.values.WindowingStrategy;
 import org.apache.beam.sdk.values.WindowingStrategy.AccumulationMode;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
-import org.junit.jupiter.api.Test;
+import dev.weir.translation.streaming.state.MemoryStateBackend;
+import dev.weir.translation.streaming.state.RocksDbStateBackend;
+import dev.weir.translation.streaming.state.StateBackend;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The streaming GroupByKey's handling of processing time within and between epochs, driven
@@ -31,6 +36,11 @@ import org.junit.jupiter.api.Test;
  * time is past the arrival of its pane's first element.
  */
 class GroupByKeyOperatorTest {
+  /** Every test runs with each state backend: the operator must not tell them apart. */
+  static Stream<StateBackend> backends() {
+    return Stream.of(MemoryStateBackend.INSTANCE, new RocksDbStateBackend(16));
+  }
+
   private static final TimePolicies STREAMING = TimePolicies.streamingDefaults();
 
   private static Instant at(long millis) {
@@ -48,14 +58,15 @@ class GroupByKeyOperatorTest {
     return panes;
   }
 
-  @Test
-  void aProcessingTimeTriggerFiresInTheEpochItsElementArrivedInOnceTheStepsClockPassedItsDelay() throws Exception {
+  @ParameterizedTest
+  @MethodSource("backends")
+  void aProcessingTimeTriggerFiresInTheEpochItsElementArrivedInOnceTheStepsClockPassedItsDelay(StateBackend backend) throws Exception {
     WindowingStrategy<?, ?> strategy =
         WindowingStrategy.of(new GlobalWindows())
             .withTrigger(Repeatedly.forever(AfterProcessingTime.pastFirstElementInPane().plusDelayOf(Duration.millis(1))))
             .withMode(AccumulationMode.ACCUMULATING_FIRED_PANES);
     try (GroupByKeyHarness<String, Integer> gbk =
-        new GroupByKeyHarness<>(strategy, StringUtf8Coder.of(), VarIntCoder.of(), STREAMING)) {
+        new GroupByKeyHarness<>(strategy, StringUtf8Coder.of(), VarIntCoder.of(), STREAMING).withBackend(backend)) {
       gbk.add("k", 1, at(0), GlobalWindow.INSTANCE);
       // Arrived at 1,000; the step runs at 1,005, past 1,000 + 1 ms.
       assertThat(panes(gbk.epoch(at(0), at(1000), at(1005))), contains("EARLY [1]"));
@@ -67,8 +78,9 @@ class GroupByKeyOperatorTest {
     }
   }
 
-  @Test
-  void aWindowTheWatermarkClosesInAnEpochGetsThatEpochsElementsInItsOnTimePane() throws Exception {
+  @ParameterizedTest
+  @MethodSource("backends")
+  void aWindowTheWatermarkClosesInAnEpochGetsThatEpochsElementsInItsOnTimePane(StateBackend backend) throws Exception {
     WindowingStrategy<?, ?> strategy =
         WindowingStrategy.of(FixedWindows.of(Duration.standardSeconds(1)))
             .withTrigger(Repeatedly.forever(AfterProcessingTime.pastFirstElementInPane()))
@@ -76,7 +88,7 @@ class GroupByKeyOperatorTest {
             .withAllowedLateness(Duration.ZERO);
     IntervalWindow window = new IntervalWindow(at(0), at(1000));
     try (GroupByKeyHarness<String, Integer> gbk =
-        new GroupByKeyHarness<>(strategy, StringUtf8Coder.of(), VarIntCoder.of(), STREAMING)) {
+        new GroupByKeyHarness<>(strategy, StringUtf8Coder.of(), VarIntCoder.of(), STREAMING).withBackend(backend)) {
       gbk.add("k", 1, at(100), window).add("k", 2, at(200), window);
       // The elements and the watermark past the window arrive together at 5,000; the trigger's
       // timer falls due while the epoch runs, after the watermark closed the window.
@@ -84,14 +96,15 @@ class GroupByKeyOperatorTest {
     }
   }
 
-  @Test
-  void aContinuationTriggerFiresInTheNextEpochBeforeThatEpochsElements() throws Exception {
+  @ParameterizedTest
+  @MethodSource("backends")
+  void aContinuationTriggerFiresInTheNextEpochBeforeThatEpochsElements(StateBackend backend) throws Exception {
     WindowingStrategy<?, ?> strategy =
         WindowingStrategy.of(new GlobalWindows())
             .withTrigger(Repeatedly.forever(AfterProcessingTime.pastFirstElementInPane()).getContinuationTrigger())
             .withMode(AccumulationMode.ACCUMULATING_FIRED_PANES);
     try (GroupByKeyHarness<String, Integer> gbk =
-        new GroupByKeyHarness<>(strategy, StringUtf8Coder.of(), VarIntCoder.of(), STREAMING)) {
+        new GroupByKeyHarness<>(strategy, StringUtf8Coder.of(), VarIntCoder.of(), STREAMING).withBackend(backend)) {
       gbk.add("k", 42, at(0), GlobalWindow.INSTANCE);
       // The synchronized processing time is the epoch's clock, the element's arrival: not past it.
       assertThat(panes(gbk.epoch(at(0), at(1000), at(1010))), empty());

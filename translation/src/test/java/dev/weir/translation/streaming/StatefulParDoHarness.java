@@ -1,5 +1,9 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.streaming.state.KeyedStateStore;
+import dev.weir.translation.streaming.state.MemoryStateBackend;
+import dev.weir.translation.streaming.state.StateBackend;
+
 import dev.weir.translation.TimePolicies;
 import dev.weir.translation.runtime.DoFnInstances;
 import dev.weir.translation.runtime.DoFnSpec;
@@ -34,6 +38,7 @@ import scala.Tuple2;
  */
 final class StatefulParDoHarness<K, V, OutT> implements AutoCloseable {
   private final String runId = "harness-" + UUID.randomUUID();
+  private StateBackend backend = MemoryStateBackend.INSTANCE;
   private final DoFnSpec dofn;
   private final Coder<K> keyCoder;
   private final TimePolicies policies;
@@ -104,6 +109,7 @@ final class StatefulParDoHarness<K, V, OutT> implements AutoCloseable {
     plan.processingTime = epochClock;
     plan.timerClock = stepClock;
     plan.holds = new PartitionReports<>();
+    plan.backend = backend;
     List<Tuple2<Integer, Tuple2<byte[], byte[]>>> input = new ArrayList<>(pending);
     pending.clear();
     Iterator<byte[]> out = new StatefulParDoPartition(plan).call(0, input.iterator());
@@ -124,6 +130,12 @@ final class StatefulParDoHarness<K, V, OutT> implements AutoCloseable {
   /** The earliest pending event-time timer the partition reported after the last epoch. */
   Instant nextEventTimer() {
     return new Instant(report.nextEventTimer());
+  }
+
+  /** Keeps the state in {@code backend} (the heap if not called). */
+  StatefulParDoHarness<K, V, OutT> withBackend(StateBackend backend) {
+    this.backend = backend;
+    return this;
   }
 
   @Override

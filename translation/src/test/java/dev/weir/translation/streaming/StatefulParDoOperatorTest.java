@@ -26,7 +26,12 @@ import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.beam.sdk.values.WindowingStrategy;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
-import org.junit.jupiter.api.Test;
+import dev.weir.translation.streaming.state.MemoryStateBackend;
+import dev.weir.translation.streaming.state.RocksDbStateBackend;
+import dev.weir.translation.streaming.state.StateBackend;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The streaming stateful ParDo's state and timers across epochs, driven without Spark ({@link
@@ -37,6 +42,11 @@ import org.junit.jupiter.api.Test;
  * output watermark at its output timestamp.
  */
 class StatefulParDoOperatorTest {
+  /** Every test runs with each state backend: the operator must not tell them apart. */
+  static Stream<StateBackend> backends() {
+    return Stream.of(MemoryStateBackend.INSTANCE, new RocksDbStateBackend(16));
+  }
+
   private static final TimePolicies STREAMING = TimePolicies.streamingDefaults();
   private static final BoundedWindow GLOBAL = GlobalWindow.INSTANCE;
 
@@ -68,9 +78,10 @@ class StatefulParDoOperatorTest {
     }
   }
 
-  @Test
-  void aKeysStateOutlivesTheEpoch() throws Exception {
-    try (StatefulParDoHarness<String, Integer, String> h = harness(new RunningSum())) {
+  @ParameterizedTest
+  @MethodSource("backends")
+  void aKeysStateOutlivesTheEpoch(StateBackend backend) throws Exception {
+    try (StatefulParDoHarness<String, Integer, String> h = harness(new RunningSum()).withBackend(backend)) {
       h.add("a", 1, at(1), GLOBAL).add("a", 2, at(2), GLOBAL).add("b", 10, at(3), GLOBAL);
       assertThat(values(h.epoch(at(3), at(1_000), at(1_000))), containsInAnyOrder("a=1", "a=3", "b=10"));
       h.add("a", 3, at(4), GLOBAL);
@@ -94,9 +105,10 @@ class StatefulParDoOperatorTest {
     }
   }
 
-  @Test
-  void anEventTimeTimerFiresOnceTheWatermarkPassesItAndHoldsTheWatermarkUntilThen() throws Exception {
-    try (StatefulParDoHarness<String, Integer, String> h = harness(new EventTimer())) {
+  @ParameterizedTest
+  @MethodSource("backends")
+  void anEventTimeTimerFiresOnceTheWatermarkPassesItAndHoldsTheWatermarkUntilThen(StateBackend backend) throws Exception {
+    try (StatefulParDoHarness<String, Integer, String> h = harness(new EventTimer()).withBackend(backend)) {
       h.add("a", 1, at(5), GLOBAL);
       // The watermark reaches the timer (10) but is not past it: nothing fires, and the timer
       // holds at 10.
@@ -111,9 +123,10 @@ class StatefulParDoOperatorTest {
     }
   }
 
-  @Test
-  void anEventTimeTimerSetInAnEpochFiresInTheNextOneAtTheEarliest() throws Exception {
-    try (StatefulParDoHarness<String, Integer, String> h = harness(new EventTimer())) {
+  @ParameterizedTest
+  @MethodSource("backends")
+  void anEventTimeTimerSetInAnEpochFiresInTheNextOneAtTheEarliest(StateBackend backend) throws Exception {
+    try (StatefulParDoHarness<String, Integer, String> h = harness(new EventTimer()).withBackend(backend)) {
       h.add("a", 1, at(5), GLOBAL);
       // The watermark passes the timer in the epoch whose element set it: the element's outputs
       // reach downstream steps first (the DirectRunner delivers a timer in a later bundle), and
@@ -140,9 +153,10 @@ class StatefulParDoOperatorTest {
     }
   }
 
-  @Test
-  void aProcessingTimeTimerFiresOnceTheStepsClockIsPastIt() throws Exception {
-    try (StatefulParDoHarness<String, Integer, String> h = harness(new ProcessingTimer())) {
+  @ParameterizedTest
+  @MethodSource("backends")
+  void aProcessingTimeTimerFiresOnceTheStepsClockIsPastIt(StateBackend backend) throws Exception {
+    try (StatefulParDoHarness<String, Integer, String> h = harness(new ProcessingTimer()).withBackend(backend)) {
       h.add("a", 1, at(1), GLOBAL);
       // Arrived at 1000: set for 1100; the step runs at 1100, not after it.
       assertThat(h.epoch(at(1), at(1_000), at(1_100)), empty());

@@ -1,4 +1,4 @@
-package dev.weir.translation.streaming;
+package dev.weir.translation.streaming.state;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -24,7 +24,7 @@ import org.joda.time.Instant;
  * them back ({@link #writeTo}, {@link #readFrom}). Cells read back stay bytes until the DoFn or
  * the runner asks for them by their tag: only then is the tag, and so the coder, known.
  */
-final class KeyStateInternals implements StateInternals {
+final class KeyStateInternals implements KeyStateCells {
   private final Object key;
   private final Map<String, Map<String, StateCells.Cell>> cells = new HashMap<>();
   /** Cells read from a checkpoint and not asked for since: kind and bytes, by namespace and tag. */
@@ -78,13 +78,15 @@ final class KeyStateInternals implements StateInternals {
     }
   }
 
-  boolean isEmpty() {
+  @Override
+  public boolean isEmpty() {
     return cells.isEmpty() && restored.isEmpty();
   }
 
   /** The earliest watermark hold of this key, or {@code null} if it holds nothing back. */
   @Nullable
-  Instant earliestHold() {
+  @Override
+  public Instant earliestHold() {
     Instant earliest = null;
     for (Map<String, StateCells.Cell> byTag : cells.values()) {
       for (StateCells.Cell cell : byTag.values()) {

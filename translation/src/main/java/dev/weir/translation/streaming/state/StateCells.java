@@ -1,4 +1,4 @@
-package dev.weir.translation.streaming;
+package dev.weir.translation.streaming.state;
 
 import java.io.IOException;
 import java.util.ArrayList;

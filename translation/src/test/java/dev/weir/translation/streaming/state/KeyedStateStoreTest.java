@@ -1,4 +1,4 @@
-package dev.weir.translation.streaming;
+package dev.weir.translation.streaming.state;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
@@ -43,9 +43,14 @@ import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.hadoop.conf.Configuration;
 import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Keyed state written to a checkpoint and read back, and the per-partition timer index. */
+/**
+ * Keyed state written to a checkpoint and read back, and the per-partition timer index, with each
+ * backend.
+ */
 class KeyedStateStoreTest {
   private static final StateNamespace NS = StateNamespaces.global();
   private static final StateTag<ValueState<String>> VALUE = StateTags.value("value", StringUtf8Coder.of());
@@ -127,17 +132,22 @@ class KeyedStateStoreTest {
     return ByteBuffer.wrap(org.apache.beam.sdk.util.CoderUtils.encodeToByteArray(StringUtf8Coder.of(), k));
   }
 
-  private static void setTimer(KeyedStateStore.KeyState s, String id, long at) {
+  private static void setTimer(KeyState s, String id, long at) {
     s.trackedTimers()
         .setTimer(TimerData.of(id, "", NS, new Instant(at), new Instant(at), TimeDomain.EVENT_TIME));
   }
 
-  @Test
-  void onlyKeysWithATimerDueAreVisited() throws Exception {
-    KeyedStateStore.Partition p =
-        KeyedStateStore.open(UUID.randomUUID().toString(), "step", 0, 1, CODEC, null, true);
+  static Stream<StateBackend> backends() {
+    return Stream.of(MemoryStateBackend.INSTANCE, new RocksDbStateBackend(64));
+  }
+
+  @ParameterizedTest
+  @MethodSource("backends")
+  void onlyKeysWithATimerDueAreVisited(StateBackend backend) throws Exception {
+    String run = UUID.randomUUID().toString();
+    KeyedPartition p = KeyedStateStore.open(backend, run, "step", 0, 1, 0, CODEC, null, true);
     for (String k : List.of("a", "b", "c")) {
-      KeyedStateStore.KeyState s = p.getOrCreate(key(k), k, BoundedWindow.TIMESTAMP_MIN_VALUE);
+      KeyState s = p.getOrCreate(key(k), k, BoundedWindow.TIMESTAMP_MIN_VALUE);
       s.state.state(NS, VALUE).write(k);
       setTimer(s, "t", k.equals("a") ? 100 : 1000);
       p.touch(key(k), s, true, true);
@@ -147,41 +157,44 @@ class KeyedStateStoreTest {
     assertThat(p.earliestHold(), equalTo(100L));
     // Batch defaults: processing-time timers do not fire, only event-time ones are due.
     assertThat(
-        KeyedStateStore.toVisit(p, List.of(key("c")), dev.weir.translation.TimePolicies.batchDefaults(), new Instant(500), new Instant(0)),
-        contains(key("c"), key("a")));
+        KeyedStateStore.due(p, dev.weir.translation.TimePolicies.batchDefaults(), new Instant(500), new Instant(0)),
+        contains(key("a")));
+    KeyedStateStore.dropRun(run);
   }
 
-  @Test
-  void aPartitionComesBackFromItsCheckpointAsCommitted(@TempDir Path dir) throws Exception {
+  @ParameterizedTest
+  @MethodSource("backends")
+  void aPartitionComesBackFromItsCheckpointAsCommitted(StateBackend backend, @TempDir Path dir) throws Exception {
     StateFiles files = new StateFiles(dir.toString(), Configuration::new);
     String run = UUID.randomUUID().toString();
     // Epoch 1: three keys with state and a timer each.
-    KeyedStateStore.Partition p = KeyedStateStore.open(run, "step", 0, 1, CODEC, files, true);
+    KeyedPartition p = KeyedStateStore.open(backend, run, "step", 0, 1, 0, CODEC, files, true);
     for (String k : List.of("a", "b", "c")) {
-      KeyedStateStore.KeyState s = p.getOrCreate(encodedKey(k), k, BoundedWindow.TIMESTAMP_MIN_VALUE);
+      KeyState s = p.getOrCreate(encodedKey(k), k, BoundedWindow.TIMESTAMP_MIN_VALUE);
       s.state.state(NS, BAG).add(1L);
       setTimer(s, "t-" + k, 100);
       p.touch(encodedKey(k), s, true, true);
     }
-    KeyedStateStore.commit(p, 1);
+    KeyedStateStore.commit(backend, p, 1);
     // Epoch 2 changes one key and drops another.
-    p = KeyedStateStore.open(run, "step", 0, 2, CODEC, files, true);
-    KeyedStateStore.KeyState a = p.get(encodedKey("a"));
+    p = KeyedStateStore.open(backend, run, "step", 0, 2, 1, CODEC, files, true);
+    KeyState a = p.get(encodedKey("a"));
     a.state.state(NS, BAG).add(2L);
     p.touch(encodedKey("a"), a, true, true);
-    KeyedStateStore.KeyState b = p.get(encodedKey("b"));
+    KeyState b = p.get(encodedKey("b"));
     b.state.state(NS, BAG).clear();
     b.trackedTimers().deleteTimer(NS, "t-b", "", TimeDomain.EVENT_TIME);
     p.touch(encodedKey("b"), b, true, true);
-    KeyedStateStore.commit(p, 2);
+    KeyedStateStore.commit(backend, p, 2);
     // Epoch 3 fails halfway: its changes must not come back.
-    p = KeyedStateStore.open(run, "step", 0, 3, CODEC, files, true);
+    p = KeyedStateStore.open(backend, run, "step", 0, 3, 2, CODEC, files, true);
     p.get(encodedKey("c")).state.state(NS, BAG).add(99L);
 
     // Another run (a restart) reads epoch 2 back for epoch 3.
-    KeyedStateStore.Partition back =
-        KeyedStateStore.open(UUID.randomUUID().toString(), "step", 0, 3, CODEC, files, true);
-    assertThat(back.size(), equalTo(2));
+    String restart = UUID.randomUUID().toString();
+    KeyedPartition back =
+        KeyedStateStore.open(backend, restart, "step", 0, 3, 2, CODEC, files, true);
+    assertThat(back.size(), equalTo(2L));
     assertThat(back.get(encodedKey("a")).state.state(NS, BAG).read(), contains(1L, 2L));
     assertThat(back.get(encodedKey("b")), nullValue());
     assertThat(back.get(encodedKey("c")).state.state(NS, BAG).read(), contains(1L));
@@ -190,11 +203,15 @@ class KeyedStateStoreTest {
     Map<String, TimerData> timers = back.get(encodedKey("c")).pendingTimers;
     assertThat(timers.size(), equalTo(1));
     // The retry of a failed task in the same run reads it back too, not the half-changed memory.
-    KeyedStateStore.Partition retried = KeyedStateStore.open(run, "step", 0, 3, CODEC, files, true);
+    KeyedPartition retried = KeyedStateStore.open(backend, run, "step", 0, 3, 2, CODEC, files, true);
     assertThat(retried.get(encodedKey("c")).state.state(NS, BAG).read(), contains(1L));
-    try (Stream<Path> written = Files.list(dir.resolve("0"))) {
-      assertThat(written.map(f -> f.getFileName().toString()).filter(n -> !n.startsWith(".")).sorted().toList(),
-          contains("0000000000000000001.delta", "0000000000000000002.delta"));
+    if (backend instanceof MemoryStateBackend) {
+      try (Stream<Path> written = Files.list(dir.resolve("0"))) {
+        assertThat(written.map(f -> f.getFileName().toString()).filter(n -> !n.startsWith(".")).sorted().toList(),
+            contains("0000000000000000001.delta", "0000000000000000002.delta"));
+      }
     }
+    KeyedStateStore.dropRun(run);
+    KeyedStateStore.dropRun(restart);
   }
 }

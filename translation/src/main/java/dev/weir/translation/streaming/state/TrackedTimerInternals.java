@@ -1,4 +1,4 @@
-package dev.weir.translation.streaming;
+package dev.weir.translation.streaming.state;
 
 import dev.weir.translation.runtime.TimerAdvance;
 import java.util.Map;
@@ -13,7 +13,8 @@ import org.joda.time.Instant;
  * A key's timers that also remember which are pending, so that their output timestamps can hold
  * the step's output watermark (Beam's timer holds): Beam's in-memory timers do not say.
  */
-final class TrackedTimerInternals implements TimerInternals {
+@org.apache.beam.sdk.annotations.Internal
+public final class TrackedTimerInternals implements TimerInternals {
   private final InMemoryTimerInternals timers;
   private final Map<String, TimerData> pending;
 
@@ -58,7 +59,7 @@ final class TrackedTimerInternals implements TimerInternals {
 
   /** Takes a due timer out (it is about to fire), or returns null. */
   @Nullable
-  TimerData removeNext(TimeDomain domain) {
+  public TimerData removeNext(TimeDomain domain) {
     TimerData next = TimerAdvance.removeNextDue(timers, domain);
     if (next != null) {
       pending.remove(id(next.getNamespace(), next.getTimerId(), next.getTimerFamilyId()));

@@ -1,4 +1,4 @@
-package dev.weir.translation.streaming;
+package dev.weir.translation.streaming.state;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -23,7 +23,8 @@ import org.apache.hadoop.fs.Path;
  * committed are deleted when the pipeline resumes ({@link CheckpointDir#discardAfter}); a retried
  * task overwrites its own.
  */
-final class StateFiles implements Serializable {
+@org.apache.beam.sdk.annotations.Internal
+public final class StateFiles implements Serializable {
   private static final int FORMAT = 1;
 
   /** One snapshot file. */
@@ -38,27 +39,39 @@ final class StateFiles implements Serializable {
   }
 
   /** The Hadoop configuration to reach the dir with, wherever this runs. */
-  interface Conf extends Serializable {
+  public interface Conf extends Serializable {
     Configuration get();
   }
 
   private final String dir;
   private final Conf conf;
 
-  StateFiles(String dir, Conf conf) {
+  public StateFiles(String dir, Conf conf) {
     this.dir = dir;
     this.conf = conf;
   }
 
-  String dir() {
+  public String dir() {
     return dir;
   }
 
-  private FileSystem fs() throws IOException {
+  /** Bytes of keyed state this JVM wrote to checkpoint dirs, both backends, since it started. */
+  private static final java.util.concurrent.atomic.AtomicLong BYTES_WRITTEN = new java.util.concurrent.atomic.AtomicLong();
+
+  /** Bytes of keyed state this JVM wrote to checkpoint dirs since it started (for benchmarks). */
+  public static long bytesWritten() {
+    return BYTES_WRITTEN.get();
+  }
+
+  static void countWritten(long bytes) {
+    BYTES_WRITTEN.addAndGet(bytes);
+  }
+
+  FileSystem fs() throws IOException {
     return new Path(dir).getFileSystem(conf.get());
   }
 
-  private Path partitionDir(int partition) {
+  Path partitionDir(int partition) {
     return new Path(dir, Integer.toString(partition));
   }
 
@@ -68,6 +81,8 @@ final class StateFiles implements Serializable {
       out.writeInt(FORMAT);
       out.writeLong(epoch);
       body.write(out);
+      out.flush();
+      countWritten(out.size());
     }
   }
 
@@ -109,6 +124,16 @@ final class StateFiles implements Serializable {
         throw new IOException("Not a Weir state snapshot of epoch " + snapshot.epoch() + ": " + snapshot.path());
       }
       reader.read(in);
+    }
+  }
+
+  /** A file name for a step: Beam step names may hold any character. */
+  public static String stepDir(String stepName) {
+    try {
+      byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(stepName.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return java.util.HexFormat.of().formatHex(digest, 0, 10);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
     }
   }
 

@@ -1,0 +1,130 @@
+package dev.weir.translation.streaming.state;
+
+import dev.weir.translation.runtime.TimerAdvance;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.beam.runners.core.InMemoryTimerInternals;
+import org.apache.beam.runners.core.TimerInternals;
+import org.apache.beam.sdk.annotations.Internal;
+import org.apache.beam.sdk.state.TimeDomain;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Instant;
+
+/**
+ * One key's state cells and timers while an epoch works on it. The cells are the backend's
+ * ({@link KeyStateCells}); the timers are Beam's in-memory ones, whichever the backend: a key has
+ * few, and the partition indexes each key under its next timer, so that an epoch loads only the
+ * keys that have one due.
+ */
+@Internal
+public final class KeyState implements TimerAdvance.KeyTimers {
+  static final long NONE = Long.MIN_VALUE;
+
+  public final KeyStateCells state;
+  public final InMemoryTimerInternals timers = new InMemoryTimerInternals();
+  /** Every pending timer, set through {@link #trackedTimers}, by namespace, id and family. */
+  public final Map<String, TimerInternals.TimerData> pendingTimers = new HashMap<>();
+  /** Both of the above, as the key's step sets and fires its timers: one per key. */
+  private final TrackedTimerInternals tracked;
+  /** The times this key is indexed under in its partition. */
+  long indexedEvent = NONE;
+  long indexedProcessing = NONE;
+  long indexedHold = NONE;
+  /**
+   * The earliest hold of the event-time timers that fire in the next epoch at the earliest (see
+   * {@code StatefulParDoPartition}), or null; not checkpointed: those timers are due, and the
+   * committed watermark held by them.
+   */
+  public @Nullable Instant deferredHold;
+
+  KeyState(KeyStateCells state) {
+    this.state = state;
+    this.tracked = new TrackedTimerInternals(timers, pendingTimers);
+  }
+
+  /**
+   * Brings a key the epoch has not touched so far up to the watermark the epoch started at and
+   * to its processing time; neither ever goes back.
+   */
+  public void catchUp(Instant inputWatermark, Instant clock) throws Exception {
+    advanceInputWatermark(inputWatermark);
+    advanceClock(clock);
+  }
+
+  /**
+   * Moves the key's processing and synchronized processing time to {@code clock}; they never go
+   * back, also after the end of input moved them to the end of time.
+   */
+  public void advanceClock(Instant clock) throws Exception {
+    advanceClock(clock, clock);
+  }
+
+  /** Moves the key's processing time to {@code processing} and its synchronized one to {@code synchronizedTime}. */
+  @Override
+  public void advanceClock(Instant processing, Instant synchronizedTime) throws Exception {
+    TimerAdvance.advanceClock(timers, processing, synchronizedTime);
+  }
+
+  public TrackedTimerInternals trackedTimers() {
+    return tracked;
+  }
+
+  @Override
+  public TimerInternals.@Nullable TimerData removeNextDue(TimeDomain domain) {
+    return tracked.removeNext(domain);
+  }
+
+  @Override
+  public void advanceInputWatermark(Instant watermark) throws Exception {
+    TimerAdvance.advanceInputWatermark(timers, watermark);
+  }
+
+  /**
+   * The earliest of the state's watermark holds and, if {@code timerHolds}, the pending timers'
+   * output timestamps.
+   */
+  @Nullable
+  Instant earliestHold(boolean timerHolds) {
+    Instant earliest = state.earliestHold();
+    if (deferredHold != null && (earliest == null || deferredHold.isBefore(earliest))) {
+      earliest = deferredHold;
+    }
+    if (timerHolds) {
+      for (TimerInternals.TimerData timer : pendingTimers.values()) {
+        Instant t = timer.getOutputTimestamp();
+        if (t != null && (earliest == null || t.isBefore(earliest))) {
+          earliest = t;
+        }
+      }
+    }
+    return earliest;
+  }
+
+  /**
+   * Whether nothing is left: no state and no pending timer. For a grouping a processing-time
+   * timer alone cannot emit anything once the key's state is gone, so it does not keep the key
+   * ({@code processingTimersEmit} false); a user's timer can.
+   */
+  boolean isEmpty(boolean processingTimersEmit) {
+    if (!state.isEmpty()) {
+      return false;
+    }
+    return processingTimersEmit ? !timers.hasPendingTimers() : timers.getNextTimer(TimeDomain.EVENT_TIME) == null;
+  }
+
+  /** The key's next event-time timer, or {@link #NONE}. */
+  long nextEventTimer() {
+    Instant event = timers.getNextTimer(TimeDomain.EVENT_TIME);
+    return event == null ? NONE : event.getMillis();
+  }
+
+  /** The key's next processing-time or synchronized processing-time timer, or {@link #NONE}. */
+  long nextProcessingTimer() {
+    Instant a = timers.getNextTimer(TimeDomain.PROCESSING_TIME);
+    Instant b = timers.getNextTimer(TimeDomain.SYNCHRONIZED_PROCESSING_TIME);
+    if (a == null) {
+      return b == null ? NONE : b.getMillis();
+    }
+    return b == null || a.isBefore(b) ? a.getMillis() : b.getMillis();
+  }
+}
