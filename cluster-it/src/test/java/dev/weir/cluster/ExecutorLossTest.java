@@ -16,6 +16,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -88,15 +90,19 @@ class ExecutorLossTest extends TwoWorkerClusterTest {
     }
   }
 
-  @Test
-  void streamingPipelineLosesAnExecutorInsideAnEpochAndResumesItsStateFromTheCheckpointDir() throws Exception {
+  /** With each state backend: the lost executor's keyed partitions come back from the checkpoint dir elsewhere. */
+  @ParameterizedTest
+  @ValueSource(strings = {"memory", "rocksdb"})
+  void streamingPipelineLosesAnExecutorInsideAnEpochAndResumesItsStateFromTheCheckpointDir(String backend) throws Exception {
     long values = 240;
-    Path out = tmp.resolve("windows");
-    Path acks = Files.createDirectories(tmp.resolve("acks"));
-    Path checkpoints = tmp.resolve("checkpoints");
-    try (DriverJvm driver = DriverJvm.java(tmp, "window-sums", cluster.sparkHome(), "1g", WindowSumsPipeline.class.getName(),
+    Path here = Files.createDirectories(tmp.resolve("streaming-" + backend));
+    Path out = here.resolve("windows");
+    Path acks = Files.createDirectories(here.resolve("acks"));
+    Path checkpoints = here.resolve("checkpoints");
+    try (DriverJvm driver = DriverJvm.java(here, "window-sums", cluster.sparkHome(), "1g", WindowSumsPipeline.class.getName(),
         List.of(out.toString(), acks.toString(), String.valueOf(values),
-            "--sparkMaster=" + cluster.master(), "--checkpointDir=" + checkpoints, "--epochMaxRecords=4"))) {
+            "--sparkMaster=" + cluster.master(), "--checkpointDir=" + checkpoints, "--epochMaxRecords=4",
+            "--stateBackend=" + backend))) {
       String app = awaitApp(driver);
       // Inside an epoch: a few committed, and the next one has read its sources.
       Poll.until("epoch 5 committed and epoch 6 begun", Duration.ofMinutes(3),

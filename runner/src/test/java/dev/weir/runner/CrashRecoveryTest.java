@@ -25,7 +25,8 @@ import java.util.stream.Stream;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -41,8 +42,10 @@ class CrashRecoveryTest {
   /** Small epochs, so that a run lasts long enough to be killed in several places. */
   private static final String EPOCH = "--epochMaxRecords=4";
 
-  @Test
-  void killedAtRandomEpochsAndRestartedTheOutputIsWhatTheInputMakes(@TempDir Path tmp) throws Exception {
+  /** With each state backend: the keyed state must come back from the checkpoint dir as committed. */
+  @ParameterizedTest
+  @ValueSource(strings = {"memory", "rocksdb"})
+  void killedAtRandomEpochsAndRestartedTheOutputIsWhatTheInputMakes(String backend, @TempDir Path tmp) throws Exception {
     Path output = tmp.resolve("recovered");
     Path checkpoints = tmp.resolve("checkpoints");
     Path acks = Files.createDirectories(tmp.resolve("acks"));
@@ -53,7 +56,7 @@ class CrashRecoveryTest {
     for (int i = 0; i < KILLS; i++) {
       long committed = committedEpoch(checkpoints);
       long target = committed + 1 + random.nextInt(5);
-      Process driver = start(output, acks, checkpoints, tmp.resolve("driver-" + i + ".log"));
+      Process driver = start(backend, output, acks, checkpoints, tmp.resolve("driver-" + i + ".log"));
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
       // The first two kills wait until the epoch after the target has recorded what its sources
       // read: the kill then lands inside an epoch that has begun, which the restart replays
@@ -79,7 +82,7 @@ class CrashRecoveryTest {
         assertResumed(tmp.resolve("driver-" + i + ".log"));
       }
     }
-    Process last = start(output, acks, checkpoints, tmp.resolve("driver-last.log"));
+    Process last = start(backend, output, acks, checkpoints, tmp.resolve("driver-last.log"));
     assertTrue(last.waitFor(5, TimeUnit.MINUTES), "the last run did not finish: see " + tmp);
     assertThat("last run's exit code (log: " + tmp.resolve("driver-last.log") + ")", last.exitValue(), equalTo(0));
     assertResumed(tmp.resolve("driver-last.log"));
@@ -144,7 +147,7 @@ class CrashRecoveryTest {
     }
   }
 
-  private static Process start(Path output, Path acks, Path checkpoints, Path log) throws IOException {
+  private static Process start(String backend, Path output, Path acks, Path checkpoints, Path log) throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -161,6 +164,7 @@ class CrashRecoveryTest {
     command.add("--runtimeMode=STREAMING");
     command.add(EPOCH);
     command.add("--checkpointDir=" + checkpoints);
+    command.add("--stateBackend=" + backend);
     return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
   }
 

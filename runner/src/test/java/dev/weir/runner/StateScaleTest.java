@@ -4,6 +4,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.lessThanOrEqualTo;
 
+import dev.weir.translation.streaming.state.StateFiles;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -38,8 +39,11 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * whole); then 200 epochs each touch a few keys (an unbounded input). With the per-partition timer
  * and hold index an epoch's time follows the keys it touches, not all keys. Prints a table and
  * asserts that property: the median epoch does not grow with the keys held (within {@link
- * #MAX_GROWTH}). Minutes long and several GB of heap, so on demand only:
- * {@code mvn -pl runner test -Dtest=StateScaleTest -Dweir.scale=true -Dweir.test.heap=12g}.
+ * #MAX_GROWTH}). Minutes long and, with the heap backend, several GB of heap, so on demand only:
+ * {@code mvn -pl runner test -Dtest=StateScaleTest -Dweir.scale=true -Dweir.test.heap=12g}; with
+ * {@code -Dweir.scale.backends=memory,rocksdb} each case runs with each backend (RocksDB's runs fit
+ * a heap of 2 GB: {@code -Dweir.test.heap=2g -Dweir.scale.backends=rocksdb
+ * -Dweir.scale.cases=1000000:10000,10000000:10000 -Dweir.scale.checkpoints=true}).
  */
 @EnabledIfSystemProperty(named = "weir.scale", matches = "true")
 class StateScaleTest {
@@ -74,18 +78,25 @@ class StateScaleTest {
   void timePerEpochFollowsTheKeysTouched() throws Exception {
     String cases = System.getProperty("weir.scale.cases", "10000:1000,1000000:1000,1000000:10000");
     boolean checkpoints = Boolean.getBoolean("weir.scale.checkpoints");
+    List<String> backends = List.of(System.getProperty("weir.scale.backends", "memory").split(","));
     List<Result> results = new ArrayList<>();
     for (String c : cases.split(",")) {
       long keys = Long.parseLong(c.split(":")[0]);
       long touched = Long.parseLong(c.split(":")[1]);
-      results.add(run(keys, touched, null));
-      if (checkpoints) {
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("weir-scale-checkpoints");
-        results.add(run(keys, touched, dir.toString()));
+      for (String backend : backends) {
+        if (!checkpoints) {
+          results.add(run(keys, touched, backend, null));
+        } else {
+          java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("weir-scale-checkpoints");
+          results.add(run(keys, touched, backend, dir.toString()));
+        }
+        System.out.println(results.get(results.size() - 1).row());
       }
     }
-    System.out.println("| keys held | keys touched per epoch | checkpoint dir | epoch 1 (all keys created) ms | median epoch ms | mean epoch ms |");
-    System.out.println("|---|---|---|---|---|---|");
+    System.out.println(
+        "| keys held | keys touched per epoch | backend | checkpoint dir | epoch 1 (all keys created) ms | median epoch ms"
+            + " | mean epoch ms | checkpoint bytes per epoch (after epoch 10) | heap in use at the end, after a GC, MB |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|");
     results.forEach(r -> System.out.println(r.row()));
     // The property in the name: among runs that touch as many keys per epoch (and agree on the
     // checkpoint dir), the median epoch of the one holding the most keys is within a generous
@@ -93,7 +104,10 @@ class StateScaleTest {
     // an epoch that walked every key would be ~100 times slower at 100 times the keys.
     for (Result small : results) {
       for (Result large : results) {
-        if (large.touched == small.touched && large.checkpoints == small.checkpoints && large.keys > small.keys) {
+        if (large.touched == small.touched
+            && large.checkpoints == small.checkpoints
+            && large.backend.equals(small.backend)
+            && large.keys > small.keys) {
           assertThat(
               "median epoch ms holding " + large.keys + " keys against " + small.keys + " (" + small.touched + " touched)",
               large.medianMs,
@@ -106,16 +120,28 @@ class StateScaleTest {
   /** How much slower the median epoch may be when holding more keys, touching as many. */
   private static final double MAX_GROWTH = 3.0;
 
-  private record Result(long keys, long touched, boolean checkpoints, double firstMs, double medianMs, double meanMs) {
+  private record Result(
+      long keys,
+      long touched,
+      String backend,
+      boolean checkpoints,
+      double firstMs,
+      double medianMs,
+      double meanMs,
+      long checkpointBytesPerEpoch,
+      long heapUsedMb) {
     String row() {
       return String.format(
-          "| %,d | %,d | %s | %.0f | %.1f | %.1f |", keys, touched, checkpoints ? "yes" : "no", firstMs, medianMs, meanMs);
+          "| %,d | %,d | %s | %s | %.0f | %.1f | %.1f | %,d | %,d |",
+          keys, touched, backend, checkpoints ? "yes" : "no", firstMs, medianMs, meanMs, checkpointBytesPerEpoch, heapUsedMb);
     }
   }
 
-  private static Result run(long keys, long touched, String checkpointDir) throws Exception {
+  private static Result run(long keys, long touched, String backend, String checkpointDir) throws Exception {
     List<String> args =
-        new ArrayList<>(List.of("--blockOnRun=false", "--epochMaxRecords=" + touched / 2, "--epochIdleWaitMillis=0", "--runtimeMode=STREAMING"));
+        new ArrayList<>(List.of(
+            "--blockOnRun=false", "--epochMaxRecords=" + touched / 2, "--epochIdleWaitMillis=0", "--runtimeMode=STREAMING",
+            "--stateBackend=" + backend));
     if (checkpointDir != null) {
       args.add("--checkpointDir=" + checkpointDir);
     }
@@ -138,6 +164,7 @@ class StateScaleTest {
     long[] ended = new long[EPOCHS + 2];
     long started = System.nanoTime();
     long seen = 0;
+    long bytesAtEpoch10 = 0;
     while (seen < EPOCHS + 1) {
       long e = result.epochs();
       if (e > seen) {
@@ -145,11 +172,18 @@ class StateScaleTest {
         for (long i = seen + 1; i <= Math.min(e, EPOCHS + 1); i++) {
           ended[(int) i] = now;
         }
+        if (seen < 10 && e >= 10) {
+          bytesAtEpoch10 = StateFiles.bytesWritten();
+        }
         seen = e;
       }
       assertThat(result.getState(), equalTo(PipelineResult.State.RUNNING));
       Thread.sleep(1);
     }
+    long checkpointBytesPerEpoch = (StateFiles.bytesWritten() - bytesAtEpoch10) / (seen - 10);
+    // What the held state takes of the heap while the pipeline still runs (the run's end drops it).
+    System.gc();
+    long heapUsedMb = (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) >> 20;
     result.cancel();
     result.waitUntilFinish();
     List<Double> times = new ArrayList<>();
@@ -159,6 +193,7 @@ class StateScaleTest {
     Collections.sort(times);
     double mean = times.stream().mapToDouble(Double::doubleValue).average().orElse(0);
     return new Result(
-        keys, touched, checkpointDir != null, (ended[1] - started) / 1e6, times.get(times.size() / 2), mean);
+        keys, touched, backend, checkpointDir != null, (ended[1] - started) / 1e6, times.get(times.size() / 2), mean,
+        checkpointBytesPerEpoch, heapUsedMb);
   }
 }

@@ -18,6 +18,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Every query's output equals its reference model, on the DirectRunner and on WeirRunner. */
 class QueriesTest {
@@ -60,11 +61,25 @@ class QueriesTest {
     check(Queries.byNumber(query), runner, true, config);
   }
 
+  /**
+   * The queries whose state is of every kind Weir keeps (a stateful DoFn's cells and timers in 3,
+   * sliding-window counts in 5, a join of windows in 8, sessions in 11, processing-time panes in
+   * 12), streaming with keyed state in RocksDB instead of the heap.
+   */
+  @ParameterizedTest(name = "query {0} on WeirRunner, streaming, state in RocksDB")
+  @ValueSource(ints = {3, 5, 8, 11, 12})
+  void withStateInRocksDbOutputEqualsTheModel(int query) {
+    NexmarkConfig config = new NexmarkConfig();
+    config.numEvents = EVENTS;
+    config.numEventGenerators = 4;
+    check(Queries.byNumber(query), "WeirRunner", true, config, "--stateBackend=rocksdb");
+  }
+
   @SuppressWarnings({"unchecked", "rawtypes"})
-  static void check(NexmarkQuery<?> query, String runner, boolean streaming, NexmarkConfig config) {
+  static void check(NexmarkQuery<?> query, String runner, boolean streaming, NexmarkConfig config, String... options) {
     Collection expected = ReferenceModels.forQuery(query.number()).expected(NexmarkEvents.inMemory(config), config);
     assertThat("a query that outputs nothing proves little", expected.size(), greaterThan(0));
-    Pipeline p = TestPipelines.create(runner);
+    Pipeline p = TestPipelines.create(runner, options);
     PCollection<Event> events =
         p.apply(streaming ? NexmarkEvents.unbounded(config) : NexmarkEvents.bounded(config));
     PCollection out = (PCollection) events.apply(query.name(), (PTransform) query.transform(config));
