@@ -16,9 +16,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A checkpoint dir records the version of its format; a streaming pipeline refuses one of
- * another version, or of none (as Weir wrote them before versions were recorded), before any
- * epoch runs, naming the option and the directory, rather than misreading it.
+ * A checkpoint dir records the version of its format and its state backend; a streaming pipeline
+ * refuses one of another version, or of none (as Weir wrote them before versions were recorded),
+ * or of the other backend, before any epoch runs, naming the option and the directory, rather
+ * than misreading it.
  */
 class CheckpointFormatTest {
   private static final String FORMAT = "weir-checkpoint-format 2";
@@ -55,5 +56,30 @@ class CheckpointFormatTest {
     RuntimeException e = assertThrows(RuntimeException.class, () -> countThree(dir).run());
     assertThat(e.getMessage(), containsString("--checkpointDir=" + dir));
     assertThat(e.getMessage(), containsString("format 'weir-checkpoint-format 1'"));
+  }
+
+  /** A pipeline whose steps are the same each time it is built (PAssert numbers its steps per JVM). */
+  private static Pipeline count(Path dir, String backend) {
+    Pipeline p = Pipelines.create("--runtimeMode=STREAMING", "--checkpointDir=" + dir, "--stateBackend=" + backend);
+    p.apply(Create.of(1, 2, 3)).apply(Count.globally());
+    return p;
+  }
+
+  @Test
+  void aDirOfTheOtherStateBackendIsRefused(@TempDir Path dir) throws Exception {
+    count(dir, "rocksdb").run();
+    assertThat(Files.readString(dir.resolve("state-backend"), StandardCharsets.UTF_8), equalTo("rocksdb"));
+    // The same backend resumes.
+    count(dir, "rocksdb").run();
+    RuntimeException e = assertThrows(RuntimeException.class, () -> count(dir, "memory").run());
+    assertThat(e.getMessage(), containsString("--checkpointDir=" + dir));
+    assertThat(e.getMessage(), containsString("holds keyed state of --stateBackend=rocksdb"));
+  }
+
+  @Test
+  void aWrongStateBackendIsRefusedNamingTheOption() {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> Pipelines.create("--stateBackend=leveldb").run());
+    assertThat(e.getMessage(), equalTo("Invalid --stateBackend=leveldb: must be memory or rocksdb"));
   }
 }
