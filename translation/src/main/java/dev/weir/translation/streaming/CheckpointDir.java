@@ -5,13 +5,13 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
+import dev.weir.translation.streaming.state.HadoopFiles;
 import dev.weir.translation.streaming.state.StateFiles;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
@@ -50,7 +50,7 @@ public final class CheckpointDir {
     try {
       this.root = new Path(uri);
       this.fs = root.getFileSystem(sc.hadoopConfiguration());
-      fs.mkdirs(new Path(root, "commits"));
+      HadoopFiles.mkdirs(fs, new Path(root, "commits"));
     } catch (IOException | IllegalArgumentException e) {
       throw new IllegalArgumentException("Invalid --checkpointDir=" + uri + ": " + e.getMessage(), e);
     }
@@ -235,10 +235,7 @@ public final class CheckpointDir {
   }
 
   private void write(Path path, byte[] bytes) throws IOException {
-    try (FSDataOutputStream out = fs.create(path, true)) {
-      out.write(bytes);
-      out.hsync();
-    }
+    HadoopFiles.writeSynced(fs, path, bytes);
   }
 
   private byte[] readAll(Path path) throws IOException {

@@ -85,7 +85,13 @@ public final class KeyState implements TimerAdvance.KeyTimers {
    */
   @Nullable
   Instant earliestHold(boolean timerHolds) {
-    Instant earliest = state.earliestHold();
+    return earliestHold(timerHolds, state.earliestHold());
+  }
+
+  /** As {@link #earliestHold(boolean)}, with the cells' earliest hold known. */
+  @Nullable
+  Instant earliestHold(boolean timerHolds, @Nullable Instant cellsHold) {
+    Instant earliest = cellsHold;
     if (deferredHold != null && (earliest == null || deferredHold.isBefore(earliest))) {
       earliest = deferredHold;
     }
@@ -106,7 +112,12 @@ public final class KeyState implements TimerAdvance.KeyTimers {
    * ({@code processingTimersEmit} false); a user's timer can.
    */
   boolean isEmpty(boolean processingTimersEmit) {
-    if (!state.isEmpty()) {
+    return isEmpty(processingTimersEmit, state.isEmpty());
+  }
+
+  /** As {@link #isEmpty(boolean)}, with whether the cells are empty known. */
+  boolean isEmpty(boolean processingTimersEmit, boolean cellsEmpty) {
+    if (!cellsEmpty) {
       return false;
     }
     return processingTimersEmit ? !timers.hasPendingTimers() : timers.getNextTimer(TimeDomain.EVENT_TIME) == null;

@@ -36,15 +36,26 @@ import org.joda.time.Instant;
 final class RocksDbCells implements KeyStateCells {
   private final Object key;
   private final byte[] keyBytes;
-  private final RocksDbStore store;
+  private final RocksDbKeyRecords store;
   private final Map<String, State> cells = new HashMap<>();
   /** Whether the key has a meta record in the store (see {@link RocksDbPartition}). */
   boolean persisted;
+  /** Whether the key had state when loaded, and its earliest hold then (or {@link KeyState#NONE}). */
+  private final boolean hadState;
+  private final long holdWhenLoaded;
 
+  /** A new key, with no record. */
   RocksDbCells(Object key, byte[] keyBytes, RocksDbStore store) {
+    this(key, keyBytes, store, false, KeyState.NONE);
+  }
+
+  /** A key loaded with what its meta record says of its state. */
+  RocksDbCells(Object key, byte[] keyBytes, RocksDbStore store, boolean hadState, long holdWhenLoaded) {
     this.key = key;
     this.keyBytes = keyBytes;
-    this.store = store;
+    this.store = new RocksDbKeyRecords(store, hadState);
+    this.hadState = hadState;
+    this.holdWhenLoaded = holdWhenLoaded;
   }
 
   @Override
@@ -77,6 +88,9 @@ final class RocksDbCells implements KeyStateCells {
   @Override
   public @Nullable Instant earliestHold() {
     flush();
+    if (!store.holdsChanged) {
+      return holdWhenLoaded == KeyState.NONE ? null : new Instant(holdWhenLoaded);
+    }
     Instant earliest = null;
     for (RocksDbStore.Record r : store.scan(RocksDbKeys.keyPrefix(RocksDbKeys.HOLD, keyBytes))) {
       Instant hold = new Instant(RocksDbKeys.getTime(r.value(), 0));
@@ -90,6 +104,10 @@ final class RocksDbCells implements KeyStateCells {
   @Override
   public boolean isEmpty() {
     flush();
+    if (!store.deleted) {
+      // Nothing went: the key has what it had and what was written since.
+      return !hadState && !store.written;
+    }
     return store.first(RocksDbKeys.keyPrefix(RocksDbKeys.CELL, keyBytes)) == null
         && store.first(RocksDbKeys.keyPrefix(RocksDbKeys.HOLD, keyBytes)) == null;
   }
@@ -183,14 +201,14 @@ final class RocksDbCells implements KeyStateCells {
    * while the cell is cleared (no record).
    */
   private abstract static class Single<T> {
-    final RocksDbStore store;
+    final RocksDbKeyRecords store;
     final byte[] record;
     final String tag;
     private boolean read;
     private boolean dirty;
     private @Nullable T value;
 
-    Single(RocksDbStore store, byte[] record, String tag) {
+    Single(RocksDbKeyRecords store, byte[] record, String tag) {
       this.store = store;
       this.record = record;
       this.tag = tag;
@@ -214,6 +232,9 @@ final class RocksDbCells implements KeyStateCells {
       this.value = value;
       read = true;
       dirty = true;
+      if (this instanceof Hold) {
+        store.holdsChanged = true;
+      }
     }
 
     void flush() {
@@ -236,7 +257,7 @@ final class RocksDbCells implements KeyStateCells {
 
     private final Coder<T> coder;
 
-    Value(RocksDbStore store, byte[] record, String tag, Coder<T> coder) {
+    Value(RocksDbKeyRecords store, byte[] record, String tag, Coder<T> coder) {
       super(store, record, tag);
       this.coder = org.apache.beam.sdk.coders.NullableCoder.of(coder);
     }
@@ -279,7 +300,7 @@ final class RocksDbCells implements KeyStateCells {
     private final Coder<AccumT> coder;
     private final Combine.CombineFn<InputT, AccumT, OutputT> fn;
 
-    Combining(RocksDbStore store, byte[] record, String tag, Coder<AccumT> coder, Combine.CombineFn<InputT, AccumT, OutputT> fn) {
+    Combining(RocksDbKeyRecords store, byte[] record, String tag, Coder<AccumT> coder, Combine.CombineFn<InputT, AccumT, OutputT> fn) {
       super(store, record, tag);
       this.coder = coder;
       this.fn = fn;
@@ -351,7 +372,7 @@ final class RocksDbCells implements KeyStateCells {
   private static final class Hold extends Single<Instant> implements WatermarkHoldState {
     private final TimestampCombiner combiner;
 
-    Hold(RocksDbStore store, byte[] record, TimestampCombiner combiner) {
+    Hold(RocksDbKeyRecords store, byte[] record, TimestampCombiner combiner) {
       super(store, record, "watermark hold");
       this.combiner = combiner;
     }

@@ -101,7 +101,7 @@ final class RocksDbCheckpoints {
           continue;
         }
         String uploaded = name.substring(0, name.length() - 4) + "-" + UUID.randomUUID() + ".sst";
-        fs.copyFromLocalFile(false, true, new Path(file.toUri()), new Path(sstDir(), uploaded));
+        HadoopFiles.upload(fs, file, new Path(sstDir(), uploaded));
         uploadedBytes += size;
         ssts.add(new SstFile(name, uploaded, size));
       }
@@ -117,7 +117,7 @@ final class RocksDbCheckpoints {
     Path path = manifestPath(manifest.epoch());
     Path tmp = new Path(path.getParent(), "." + path.getName() + ".tmp");
     long size;
-    try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(fs.create(tmp, true), 1 << 16))) {
+    try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(HadoopFiles.create(fs, tmp), 1 << 16))) {
       out.writeInt(FORMAT);
       out.writeLong(manifest.epoch());
       out.writeInt(manifest.ssts().size());
@@ -181,7 +181,7 @@ final class RocksDbCheckpoints {
     FileSystem fs = files.fs();
     for (SstFile f : manifest.ssts()) {
       java.nio.file.Path local = into.resolve(f.local());
-      fs.copyToLocalFile(false, new Path(sstDir(), f.uploaded()), new Path(local.toUri()), true);
+      HadoopFiles.download(fs, new Path(sstDir(), f.uploaded()), local);
       if (Files.size(local) != f.size()) {
         throw new IOException(
             "The RocksDB checkpoint of epoch " + epoch + " names " + f.uploaded() + " of " + f.size() + " bytes, but it has "

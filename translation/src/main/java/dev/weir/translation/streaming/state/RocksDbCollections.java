@@ -42,11 +42,11 @@ final class RocksDbCollections {
 
   /** What every collection cell shares: its records' prefix, its tag, clearing and emptiness. */
   private abstract static class Cell {
-    final RocksDbStore store;
+    final RocksDbKeyRecords store;
     final byte[] prefix;
     final String tag;
 
-    Cell(RocksDbStore store, byte[] prefix, String tag) {
+    Cell(RocksDbKeyRecords store, byte[] prefix, String tag) {
       this.store = store;
       this.prefix = prefix;
       this.tag = tag;
@@ -70,7 +70,7 @@ final class RocksDbCollections {
   static final class Bag<T> extends Cell implements BagState<T> {
     private final Coder<T> coder;
 
-    Bag(RocksDbStore store, byte[] prefix, String tag, Coder<T> coder) {
+    Bag(RocksDbKeyRecords store, byte[] prefix, String tag, Coder<T> coder) {
       super(store, prefix, tag);
       this.coder = coder;
     }
@@ -100,7 +100,7 @@ final class RocksDbCollections {
     private static final byte[] PRESENT = {};
     private final Coder<T> coder;
 
-    Set(RocksDbStore store, byte[] prefix, String tag, Coder<T> coder) {
+    Set(RocksDbKeyRecords store, byte[] prefix, String tag, Coder<T> coder) {
       super(store, prefix, tag);
       this.coder = coder;
     }
@@ -155,7 +155,7 @@ final class RocksDbCollections {
     private final Coder<K> keyCoder;
     private final Coder<V> valueCoder;
 
-    Map(RocksDbStore store, byte[] prefix, String tag, Coder<K> keyCoder, Coder<V> valueCoder) {
+    Map(RocksDbKeyRecords store, byte[] prefix, String tag, Coder<K> keyCoder, Coder<V> valueCoder) {
       super(store, prefix, tag);
       this.keyCoder = keyCoder;
       this.valueCoder = NullableCoder.of(valueCoder);
@@ -242,7 +242,7 @@ final class RocksDbCollections {
     private final Coder<K> keyCoder;
     private final Coder<V> valueCoder;
 
-    Multimap(RocksDbStore store, byte[] prefix, String tag, Coder<K> keyCoder, Coder<V> valueCoder) {
+    Multimap(RocksDbKeyRecords store, byte[] prefix, String tag, Coder<K> keyCoder, Coder<V> valueCoder) {
       super(store, prefix, tag);
       this.keyCoder = keyCoder;
       this.valueCoder = NullableCoder.of(valueCoder);
@@ -323,7 +323,7 @@ final class RocksDbCollections {
   static final class OrderedList<T> extends Cell implements OrderedListState<T> {
     private final Coder<T> coder;
 
-    OrderedList(RocksDbStore store, byte[] prefix, String tag, Coder<T> coder) {
+    OrderedList(RocksDbKeyRecords store, byte[] prefix, String tag, Coder<T> coder) {
       super(store, prefix, tag);
       this.coder = coder;
     }

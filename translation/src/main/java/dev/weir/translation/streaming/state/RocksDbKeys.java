@@ -11,8 +11,10 @@ import java.util.Arrays;
  * A key appears in its records in its stored form ({@link #storedKey}).
  *
  * <ul>
- *   <li>{@link #META} + key: the key's full encoding if it is stored as a digest, its clocks,
- *       pending timers and the times it is indexed under ({@link RocksDbPartition});
+ *   <li>{@link #META} + key: the key's full encoding if it is stored as a digest, the times it is
+ *       indexed under, whether it has state and its cells' earliest hold (so that a key whose epoch
+ *       deleted nothing needs no scan to tell), its clocks and pending timers ({@link
+ *       RocksDbPartition});
  *   <li>{@link #CELL} + cell prefix + suffix: a state cell's contents, one record per value or
  *       accumulator, per bag or ordered list element (suffix: sequence number, or timestamp and
  *       sequence number), per set element or map entry (suffix: its Beam-encoded key);

@@ -186,12 +186,18 @@ final class RocksDbPartition implements KeyedPartition {
           "RocksDB state of " + name + ": two keys have the same SHA-256 digest, which stands for keys longer than "
               + RocksDbKeys.MAX_INLINE_KEY + " bytes");
     }
-    RocksDbCells cells = new RocksDbCells(CoderUtils.decodeFromByteArray(codec.keyCoder(), bytes), stored, store);
+    long indexedEvent = in.readLong();
+    long indexedProcessing = in.readLong();
+    long indexedHold = in.readLong();
+    boolean hasState = in.readBoolean();
+    long stateHold = in.readLong();
+    RocksDbCells cells =
+        new RocksDbCells(CoderUtils.decodeFromByteArray(codec.keyCoder(), bytes), stored, store, hasState, stateHold);
     cells.persisted = true;
     keyState = new KeyState(cells);
-    keyState.indexedEvent = in.readLong();
-    keyState.indexedProcessing = in.readLong();
-    keyState.indexedHold = in.readLong();
+    keyState.indexedEvent = indexedEvent;
+    keyState.indexedProcessing = indexedProcessing;
+    keyState.indexedHold = indexedHold;
     KeyedStateStore.readClocksAndTimers(keyState, in, codec);
     loaded.put(key, keyState);
     return keyState;
@@ -239,13 +245,14 @@ final class RocksDbPartition implements KeyedPartition {
   @Override
   public void touch(ByteBuffer key, KeyState keyState, boolean timerHolds, boolean processingTimersEmit) throws Exception {
     RocksDbCells cells = (RocksDbCells) keyState.state;
-    cells.flush();
+    boolean cellsEmpty = cells.isEmpty();
+    Instant cellsHold = cellsEmpty ? null : cells.earliestHold();
     byte[] bytes = RocksDbKeys.storedKey(bytes(key));
     try (WriteBatch batch = new WriteBatch()) {
       unindex(batch, RocksDbKeys.EVENT_TIMERS, keyState.indexedEvent, bytes);
       unindex(batch, RocksDbKeys.PROCESSING_TIMERS, keyState.indexedProcessing, bytes);
       unindex(batch, RocksDbKeys.HOLDS, keyState.indexedHold, bytes);
-      if (keyState.isEmpty(processingTimersEmit)) {
+      if (keyState.isEmpty(processingTimersEmit, cellsEmpty)) {
         batch.delete(RocksDbKeys.meta(bytes));
         if (cells.persisted) {
           keys--;
@@ -257,12 +264,12 @@ final class RocksDbPartition implements KeyedPartition {
       } else {
         keyState.indexedEvent = keyState.nextEventTimer();
         keyState.indexedProcessing = keyState.nextProcessingTimer();
-        Instant hold = keyState.earliestHold(timerHolds);
+        Instant hold = keyState.earliestHold(timerHolds, cellsHold);
         keyState.indexedHold = hold == null ? KeyState.NONE : hold.getMillis();
         index(batch, RocksDbKeys.EVENT_TIMERS, keyState.indexedEvent, bytes);
         index(batch, RocksDbKeys.PROCESSING_TIMERS, keyState.indexedProcessing, bytes);
         index(batch, RocksDbKeys.HOLDS, keyState.indexedHold, bytes);
-        batch.put(RocksDbKeys.meta(bytes), meta(key, bytes, keyState));
+        batch.put(RocksDbKeys.meta(bytes), meta(key, bytes, keyState, !cellsEmpty, cellsHold));
         if (!cells.persisted) {
           keys++;
         }
@@ -273,7 +280,8 @@ final class RocksDbPartition implements KeyedPartition {
     loaded.remove(key);
   }
 
-  private byte[] meta(ByteBuffer key, byte[] stored, KeyState keyState) throws IOException {
+  private byte[] meta(ByteBuffer key, byte[] stored, KeyState keyState, boolean hasState, @Nullable Instant stateHold)
+      throws IOException {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
     DataOutputStream out = new DataOutputStream(bytes);
     if (RocksDbKeys.isDigest(stored)) {
@@ -284,6 +292,8 @@ final class RocksDbPartition implements KeyedPartition {
     out.writeLong(keyState.indexedEvent);
     out.writeLong(keyState.indexedProcessing);
     out.writeLong(keyState.indexedHold);
+    out.writeBoolean(hasState);
+    out.writeLong(stateHold == null ? KeyState.NONE : stateHold.getMillis());
     KeyedStateStore.writeClocksAndTimers(keyState, out, codec);
     out.flush();
     return bytes.toByteArray();

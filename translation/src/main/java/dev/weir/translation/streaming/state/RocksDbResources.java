@@ -3,6 +3,7 @@ package dev.weir.translation.streaming.state;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.Cache;
+import org.rocksdb.IndexType;
 import org.rocksdb.InfoLogLevel;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
@@ -31,9 +32,9 @@ final class RocksDbResources {
 
   private RocksDbResources(long memoryBytes) {
     this.memoryBytes = memoryBytes;
-    // 10% of the cache is kept for index and filter blocks: evicting them would make every read
-    // load them again.
-    this.cache = new LRUCache(memoryBytes, -1, false, 0.1);
+    // Few shards: an entry larger than its shard's share is not kept, and then every read loads
+    // it again. 10% of the cache is kept for index and filter blocks.
+    this.cache = new LRUCache(memoryBytes, 2, false, 0.1);
     this.writeBuffers = new WriteBufferManager((long) (memoryBytes * WRITE_BUFFER_SHARE), cache);
   }
 
@@ -61,6 +62,11 @@ final class RocksDbResources {
             .setCacheIndexAndFilterBlocksWithHighPriority(true)
             .setPinL0FilterAndIndexBlocksInCache(true)
             .setFilterPolicy(filter)
+            // Index and filter in partitions of a few KB, loaded as reads need them: a whole
+            // filter is megabytes for an SST file of millions of keys, too big to stay cached.
+            .setIndexType(IndexType.kTwoLevelIndexSearch)
+            .setPartitionFilters(true)
+            .setMetadataBlockSize(4096)
             .setBlockSize(16 * 1024);
     return new Options()
         .setCreateIfMissing(true)

@@ -77,7 +77,7 @@ public final class StateFiles implements Serializable {
 
   void write(int partition, long epoch, boolean full, Body body) throws IOException {
     Path path = new Path(partitionDir(partition), String.format("%019d", epoch) + (full ? ".full" : ".delta"));
-    try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(fs().create(path, true), 1 << 16))) {
+    try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(HadoopFiles.create(fs(), path), 1 << 16))) {
       out.writeInt(FORMAT);
       out.writeLong(epoch);
       body.write(out);
