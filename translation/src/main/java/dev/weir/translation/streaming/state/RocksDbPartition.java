@@ -44,6 +44,7 @@ import org.rocksdb.WriteOptions;
  * the in-memory backend does.
  */
 final class RocksDbPartition implements KeyedPartition {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RocksDbPartition.class);
   private static final byte[] SEQ = RocksDbKeys.info("seq");
   private static final byte[] KEYS = RocksDbKeys.info("keys");
 
@@ -118,8 +119,13 @@ final class RocksDbPartition implements KeyedPartition {
     Path local = localCheckpoint(epoch);
     if (epoch > 0 && Files.isDirectory(local) && committed != null && committed.epoch() == epoch) {
       copyCheckpoint(local, dbDir());
+      LOG.info("RocksDB state of {}: back at epoch {} from its local checkpoint", name, epoch);
     } else if (epoch > 0) {
       committed = checkpoints.download(epoch, dbDir());
+      LOG.info(
+          "RocksDB state of {}: epoch {} read from the checkpoint dir {} ({} SST files, {} bytes)",
+          name, epoch, checkpoints.describe(), committed.ssts().size(),
+          committed.ssts().stream().mapToLong(RocksDbCheckpoints.SstFile::size).sum());
     } else {
       committed = null;
     }
