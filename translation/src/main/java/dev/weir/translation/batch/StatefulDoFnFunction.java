@@ -1,5 +1,6 @@
 package dev.weir.translation.batch;
 
+import dev.weir.translation.runtime.CurrentKeyContext;
 import dev.weir.translation.runtime.KeyStepContext;
 import dev.weir.translation.runtime.DoFnBundle;
 import dev.weir.translation.runtime.DoFnSpec;
@@ -65,7 +66,7 @@ final class StatefulDoFnFunction
      * cost a DoFn invoker and type resolution each, a tenth of Nexmark q3's time.
      */
     private final DoFnRunner<Object, Object> keyRunner;
-    private final CurrentKey currentKey = new CurrentKey();
+    private final CurrentKeyContext currentKey = new CurrentKeyContext(bundleFinalizer());
     private Key current;
 
     @SuppressWarnings({"unchecked", "rawtypes"})
@@ -99,7 +100,7 @@ final class StatefulDoFnFunction
           current.endOfInput();
         }
         current = new Key(next._1(), ((KV<?, ?>) next._2().getValue()).getKey());
-        currentKey.key = current;
+        currentKey.set(current.state, current.timers, current.cleanupTimer, current.stateCleaner);
       }
       current.process(next._2());
       return true;
@@ -111,45 +112,6 @@ final class StatefulDoFnFunction
         current.endOfInput();
       }
       bundleRunner.finishBundle();
-    }
-
-    /**
-     * The key being processed, as the shared runner sees it: its step context (state, timers,
-     * the bundle's finalizer), its garbage-collection timer and its state cleaner.
-     */
-    private final class CurrentKey
-        implements StepContext, StatefulDoFnRunner.CleanupTimer<Object>, StatefulDoFnRunner.StateCleaner<BoundedWindow> {
-      Key key;
-
-      @Override
-      public StateInternals stateInternals() {
-        return key.state;
-      }
-
-      @Override
-      public TimerInternals timerInternals() {
-        return key.timers;
-      }
-
-      @Override
-      public DoFn.BundleFinalizer bundleFinalizer() {
-        return KeyedBundle.this.bundleFinalizer();
-      }
-
-      @Override
-      public void setForWindow(Object value, BoundedWindow window) {
-        key.cleanupTimer.setForWindow(value, window);
-      }
-
-      @Override
-      public boolean isForWindow(String timerId, BoundedWindow window, Instant timestamp, TimeDomain timeDomain) {
-        return key.cleanupTimer.isForWindow(timerId, window, timestamp, timeDomain);
-      }
-
-      @Override
-      public void clearForWindow(BoundedWindow window) {
-        key.stateCleaner.clearForWindow(window);
-      }
     }
 
     /** One key's state and timers, for as long as its elements last. */

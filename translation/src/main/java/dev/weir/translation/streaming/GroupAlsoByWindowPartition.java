@@ -1,21 +1,19 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.StepFailure;
+import dev.weir.translation.TimePolicies;
+import dev.weir.translation.runtime.TimerAdvance;
 import dev.weir.translation.streaming.state.KeyState;
 import dev.weir.translation.streaming.state.KeyedPartition;
 import dev.weir.translation.streaming.state.KeyedStateStore;
 import dev.weir.translation.streaming.state.StateBackend;
 import dev.weir.translation.streaming.state.StateFiles;
 import dev.weir.translation.streaming.state.TrackedTimerInternals;
-
-import dev.weir.translation.StepFailure;
-import dev.weir.translation.TimePolicies;
-import dev.weir.translation.runtime.TimerAdvance;
 import java.io.Serializable;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Set;
 import org.apache.beam.runners.core.LateDataUtils;
 import org.apache.beam.runners.core.NullSideInputReader;
 import org.apache.beam.runners.core.ReduceFnRunner;
@@ -104,20 +102,19 @@ final class GroupAlsoByWindowPartition
   }
 
   /**
-   * The partition's epoch, a key at a time: each key with elements, then each key with a timer
-   * due (from the index, as the epoch began: no other key can change in this epoch). A key's
+   * The partition's epoch, a key at a time: each key with elements, then each other key with a
+   * timer due (from the index, as the epoch began: no other key can change in this epoch). A key's
    * panes are encoded as they are pulled, and the state is committed after the last.
    */
   private final class Epoch implements Iterator<byte[]> {
     private final int partition;
     private final KeyedPartition state;
     private final Iterator<KeyGroups.Group> groups;
-    private final Set<ByteBuffer> due;
+    private final Iterator<ByteBuffer> due;
     private final ExecutableTriggerStateMachine trigger;
     private final CounterCell dropped = new CounterCell(MetricName.named(ReduceFnRunner.class, "droppedDueToLateness"));
     private final List<WindowedValue<KV<Object, Iterable<Object>>>> out = new ArrayList<>();
     private int next;
-    private Iterator<ByteBuffer> dueLeft;
     private boolean committed;
 
     Epoch(int partition, KeyedPartition state, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input) throws Exception {
@@ -159,7 +156,6 @@ final class GroupAlsoByWindowPartition
     private void step() throws Exception {
       if (groups.hasNext()) {
         KeyGroups.Group group = groups.next();
-        due.remove(group.key());
         List<WindowedValue<Object>> elements = new ArrayList<>(group.elements().size());
         for (byte[] element : group.elements()) {
           elements.add(CoderUtils.decodeFromByteArray(spec.elementCoder, element));
@@ -177,13 +173,10 @@ final class GroupAlsoByWindowPartition
         state.touch(group.key(), key, false, false);
         return;
       }
-      if (dueLeft == null) {
-        dueLeft = due.iterator();
-      }
-      if (dueLeft.hasNext()) {
-        ByteBuffer bytes = dueLeft.next();
+      if (due.hasNext()) {
+        ByteBuffer bytes = due.next();
         KeyState key = state.get(bytes);
-        if (key != null) {
+        if (key != null && !state.touchedThisEpoch(key)) {
           key.catchUp(spec.inputBefore, spec.processingTime);
           advance(key, trigger, out);
           state.touch(bytes, key, false, false);

@@ -1,15 +1,14 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.runtime.DoFnBundle;
+import dev.weir.translation.runtime.DoFnSpec;
+import dev.weir.translation.runtime.KeyStepContext;
 import dev.weir.translation.streaming.state.KeyState;
 import dev.weir.translation.streaming.state.KeyedPartition;
 import dev.weir.translation.streaming.state.KeyedStateStore;
 import dev.weir.translation.streaming.state.StateBackend;
 import dev.weir.translation.streaming.state.StateFiles;
 import dev.weir.translation.streaming.state.TrackedTimerInternals;
-
-import dev.weir.translation.runtime.DoFnBundle;
-import dev.weir.translation.runtime.DoFnSpec;
-import dev.weir.translation.runtime.KeyStepContext;
 import java.io.Serializable;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -195,7 +194,9 @@ final class SplittableProcessPartition
         // Work items whose resume timer is due at this epoch's processing time (all of them when
         // draining).
         Instant clock = plan.draining ? BoundedWindow.TIMESTAMP_MAX_VALUE : plan.processingTime;
-        resuming = new ArrayList<>(state.due(plan.inputBefore, clock)).iterator();
+        List<ByteBuffer> due = new ArrayList<>();
+        state.due(plan.inputBefore, clock).forEachRemaining(due::add);
+        resuming = new java.util.LinkedHashSet<>(due).iterator();
       }
       if (!resuming.hasNext()) {
         return false;

@@ -1,33 +1,35 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.TimePolicies;
+import dev.weir.translation.runtime.DoFnBundle;
+import dev.weir.translation.runtime.CurrentKeyContext;
+import dev.weir.translation.runtime.DoFnSpec;
+import dev.weir.translation.runtime.KeyStepContext;
+import dev.weir.translation.runtime.TimerAdvance;
 import dev.weir.translation.streaming.state.KeyState;
 import dev.weir.translation.streaming.state.KeyedPartition;
 import dev.weir.translation.streaming.state.KeyedStateStore;
 import dev.weir.translation.streaming.state.StateBackend;
 import dev.weir.translation.streaming.state.StateFiles;
 import dev.weir.translation.streaming.state.TrackedTimerInternals;
-
-import dev.weir.translation.TimePolicies;
-import dev.weir.translation.runtime.DoFnBundle;
-import dev.weir.translation.runtime.DoFnSpec;
-import dev.weir.translation.runtime.KeyStepContext;
-import dev.weir.translation.runtime.TimerAdvance;
 import java.io.Serializable;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Set;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.apache.beam.runners.core.DoFnRunner;
 import org.apache.beam.runners.core.DoFnRunners;
+import org.apache.beam.runners.core.StateInternals;
 import org.apache.beam.runners.core.StatefulDoFnRunner;
-import org.apache.beam.runners.core.TimerInternals;
+import org.apache.beam.runners.core.StepContext;
 import org.apache.beam.runners.core.TimerInternals.TimerData;
+import org.apache.beam.runners.core.TimerInternals;
 import org.apache.beam.sdk.coders.Coder;
-import org.apache.beam.sdk.transforms.reflect.DoFnSignatures;
 import org.apache.beam.sdk.state.TimeDomain;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.reflect.DoFnSignatures;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.KV;
@@ -120,17 +122,24 @@ final class StatefulParDoPartition
 
   /**
    * The partition's epoch as one bundle, a key at a time: each key with elements (its elements,
-   * then its timers), then each key with a timer due (from the index, as the epoch began: no
-   * other key can change in this epoch).
+   * then its timers), then each other key with a timer due (from the index, as the epoch began:
+   * no other key can change in this epoch).
    */
   private final class Epoch extends DoFnBundle {
     private final int partition;
     private final KeyedPartition state;
     private final Iterator<KeyGroups.Group> groups;
-    private final Set<ByteBuffer> due;
+    private final Iterator<ByteBuffer> due;
     private final DoFnRunner<Object, Object> bundleRunner;
-    private Iterator<ByteBuffer> dueLeft;
+    /**
+     * The runner of every key, built once: Beam's runners read state and timers from their step
+     * context at each access, so pointing the context at a key is enough (keys are worked on one
+     * at a time). Building one per key cost a DoFn invoker and type resolution each.
+     */
+    private final DoFnRunner<Object, Object> keyRunner;
+    private final CurrentKeyContext currentKey = new CurrentKeyContext(bundleFinalizer());
 
+    @SuppressWarnings({"unchecked", "rawtypes"})
     Epoch(int partition, KeyedPartition state, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input) throws Exception {
       super(plan.dofn);
       this.partition = partition;
@@ -138,6 +147,16 @@ final class StatefulParDoPartition
       this.groups = KeyGroups.of(input, plan.backend.groupsKeys());
       this.due = KeyedStateStore.due(state, plan.policies, plan.inputNow, plan.timerClock);
       this.bundleRunner = simpleRunner(new KeyStepContext(plan.dofn.stepName, null, null, bundleFinalizer()));
+      this.keyRunner =
+          DoFnRunners.defaultStatefulDoFnRunner(
+              fn,
+              plan.dofn.inputCoder,
+              simpleRunner(currentKey),
+              currentKey,
+              (WindowingStrategy<?, BoundedWindow>) plan.dofn.windowingStrategy,
+              currentKey,
+              (StatefulDoFnRunner.StateCleaner) currentKey,
+              DoFnSignatures.requiresTimeSortedInput(fn));
       startBundle(bundleRunner);
     }
 
@@ -145,28 +164,24 @@ final class StatefulParDoPartition
     protected boolean processNext() throws Exception {
       if (groups.hasNext()) {
         KeyGroups.Group group = groups.next();
-        due.remove(group.key());
         Key key = null;
         for (byte[] element : group.elements()) {
           WindowedValue<Object> value = CoderUtils.decodeFromByteArray(plan.elementCoder, element);
           if (key == null) {
             key = key(group.key(), value);
           }
-          key.runner.processElement(value);
+          key.runner().processElement(value);
         }
         advance(group.key(), key.keyState, key);
         state.touch(group.key(), key.keyState, true, true);
         return true;
       }
-      if (dueLeft == null) {
-        dueLeft = due.iterator();
-      }
-      if (!dueLeft.hasNext()) {
+      if (!due.hasNext()) {
         return false;
       }
-      ByteBuffer bytes = dueLeft.next();
+      ByteBuffer bytes = due.next();
       KeyState keyState = state.get(bytes);
-      if (keyState != null) {
+      if (keyState != null && !state.touchedThisEpoch(keyState)) {
         keyState.catchUp(plan.inputBefore, plan.processingTime);
         advance(bytes, keyState, null);
         state.touch(bytes, keyState, true, true);
@@ -265,30 +280,27 @@ final class StatefulParDoPartition
       }
     }
 
-    /** One key's runner in this epoch. */
+    /** One key in this epoch. */
     private final class Key {
       final KeyState keyState;
-      final DoFnRunner<Object, Object> runner;
+      final StatefulDoFnRunner.CleanupTimer<Object> cleanupTimer;
+      final StatefulDoFnRunner.StateCleaner<BoundedWindow> stateCleaner;
       /** The key's pending timers before the epoch's first element for it, by id. */
       final Map<String, TimerData> eventTimersBefore = new HashMap<>();
 
-      @SuppressWarnings({"unchecked", "rawtypes"})
+      @SuppressWarnings("unchecked")
       Key(KeyState keyState) {
         this.keyState = keyState;
-        TimerInternals timers = keyState.trackedTimers();
-        KeyStepContext context = new KeyStepContext(plan.dofn.stepName, keyState.state, timers, bundleFinalizer());
         WindowingStrategy<?, BoundedWindow> strategy = (WindowingStrategy<?, BoundedWindow>) plan.dofn.windowingStrategy;
         Coder<BoundedWindow> windowCoder = (Coder<BoundedWindow>) strategy.getWindowFn().windowCoder();
-        this.runner =
-            DoFnRunners.defaultStatefulDoFnRunner(
-                fn,
-                plan.dofn.inputCoder,
-                simpleRunner(context),
-                context,
-                strategy,
-                new StatefulDoFnRunner.TimeInternalsCleanupTimer<>(timers, strategy),
-                new StatefulDoFnRunner.StateInternalsStateCleaner<>(fn, keyState.state, windowCoder),
-                DoFnSignatures.requiresTimeSortedInput(fn));
+        this.cleanupTimer = new StatefulDoFnRunner.TimeInternalsCleanupTimer<>(keyState.trackedTimers(), strategy);
+        this.stateCleaner = new StatefulDoFnRunner.StateInternalsStateCleaner<>(fn, keyState.state, windowCoder);
+      }
+
+      /** The shared runner, pointed at this key. */
+      DoFnRunner<Object, Object> runner() {
+        currentKey.set(keyState.state, keyState.trackedTimers(), cleanupTimer, stateCleaner);
+        return keyRunner;
       }
 
       /** The event-time timers the epoch's elements set (or set again) and no timer fired since. */
@@ -303,7 +315,7 @@ final class StatefulParDoPartition
       }
 
       void fire(TimerData timer) {
-        KeyStepContext.fire(runner, keyState.state.getKey(), timer);
+        KeyStepContext.fire(runner(), keyState.state.getKey(), timer);
       }
     }
   }

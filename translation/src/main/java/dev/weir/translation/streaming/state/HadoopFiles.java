@@ -1,10 +1,13 @@
 package dev.weir.translation.streaming.state;
 
 import java.io.FileOutputStream;
+import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import org.apache.beam.sdk.annotations.Internal;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -32,14 +35,70 @@ public final class HadoopFiles {
     return null;
   }
 
-  /** A new file at {@code path}, replacing one there, its folders made. */
+  /**
+   * A new file at {@code path}, replacing one there, its folders made; on disk when closed (a
+   * commit that follows must not outlive what it points at).
+   */
   public static OutputStream create(FileSystem fs, Path path) throws IOException {
     java.nio.file.Path local = local(fs, path);
     if (local == null) {
-      return fs.create(path, true);
+      FSDataOutputStream out = fs.create(path, true);
+      return new SyncedOnClose(out, out::hsync);
     }
     Files.createDirectories(local.getParent());
-    return Files.newOutputStream(local);
+    staleChecksum(local);
+    FileOutputStream out = new FileOutputStream(local.toFile());
+    return new SyncedOnClose(out, () -> out.getFD().sync());
+  }
+
+  /** A stream whose close waits until what was written is on disk. */
+  private static final class SyncedOnClose extends FilterOutputStream {
+    interface Sync {
+      void sync() throws IOException;
+    }
+
+    private final Sync sync;
+
+    SyncedOnClose(OutputStream out, Sync sync) {
+      super(out);
+      this.sync = sync;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      out.write(b, off, len);
+    }
+
+    @Override
+    public void close() throws IOException {
+      out.flush();
+      sync.sync();
+      out.close();
+    }
+  }
+
+  /**
+   * Deletes the checksum file Hadoop's local file system may have written beside {@code file}
+   * (an earlier Weir wrote through it): it would not match what is written now, and Hadoop would
+   * refuse to read the file.
+   */
+  private static void staleChecksum(java.nio.file.Path file) throws IOException {
+    Files.deleteIfExists(file.resolveSibling("." + file.getFileName() + ".crc"));
+  }
+
+  /** Renames {@code from} to {@code to}, replacing a file there (at once, on the local file system). */
+  public static void replace(FileSystem fs, Path from, Path to) throws IOException {
+    java.nio.file.Path localFrom = local(fs, from);
+    if (localFrom == null) {
+      fs.delete(to, false);
+      if (!fs.rename(from, to)) {
+        throw new IOException("Could not rename " + from + " to " + to);
+      }
+      return;
+    }
+    java.nio.file.Path localTo = local(fs, to);
+    staleChecksum(localTo);
+    Files.move(localFrom, localTo, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
   }
 
   /** Writes {@code bytes} as the file {@code path} and waits until they are on disk. */
@@ -53,6 +112,7 @@ public final class HadoopFiles {
       return;
     }
     Files.createDirectories(local.getParent());
+    staleChecksum(local);
     try (FileOutputStream out = new FileOutputStream(local.toFile())) {
       out.write(bytes);
       out.getFD().sync();
@@ -77,7 +137,11 @@ public final class HadoopFiles {
       return;
     }
     Files.createDirectories(local.getParent());
+    staleChecksum(local);
     Files.copy(from, local, StandardCopyOption.REPLACE_EXISTING);
+    try (FileChannel written = FileChannel.open(local, StandardOpenOption.WRITE)) {
+      written.force(true);
+    }
   }
 
   /** Copies {@code from} to the local file {@code to}. */

@@ -30,6 +30,8 @@ public final class KeyState implements TimerAdvance.KeyTimers {
   long indexedEvent = NONE;
   long indexedProcessing = NONE;
   long indexedHold = NONE;
+  /** The last epoch the key was touched in (see {@link KeyedPartition#touchedThisEpoch}). */
+  long touchedIn = -1;
   /**
    * The earliest hold of the event-time timers that fire in the next epoch at the earliest (see
    * {@code StatefulParDoPartition}), or null; not checkpointed: those timers are due, and the

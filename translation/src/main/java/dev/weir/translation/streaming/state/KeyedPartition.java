@@ -1,7 +1,7 @@
 package dev.weir.translation.streaming.state;
 
 import java.nio.ByteBuffer;
-import java.util.Set;
+import java.util.Iterator;
 import org.apache.beam.sdk.annotations.Internal;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
@@ -27,9 +27,14 @@ public interface KeyedPartition {
 
   /**
    * The keys with a timer due at {@code watermark} (event time) or {@code clock} (processing
-   * time; null: none), from the index, in time order.
+   * time; null: none), from the index as it is when this is called, in time order, read as they
+   * are asked for (all of them may be due at the end of input). A key may come twice, and keys
+   * touched since come too: skip those {@link #touchedThisEpoch}.
    */
-  Set<ByteBuffer> due(Instant watermark, @Nullable Instant clock) throws Exception;
+  Iterator<ByteBuffer> due(Instant watermark, @Nullable Instant clock) throws Exception;
+
+  /** Whether {@link #touch} was called for the key in the epoch the partition is open for. */
+  boolean touchedThisEpoch(KeyState key);
 
   /**
    * Records what the epoch did to a key: drops it if nothing is left, else re-indexes it under

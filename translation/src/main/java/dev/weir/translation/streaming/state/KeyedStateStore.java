@@ -5,8 +5,7 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.LinkedHashSet;
-import java.util.Set;
+import java.util.Iterator;
 import org.apache.beam.runners.core.TimerInternals;
 import org.apache.beam.sdk.annotations.Internal;
 import org.apache.beam.sdk.coders.Coder;
@@ -127,12 +126,13 @@ public final class KeyedStateStore {
   }
 
   /**
-   * The keys with a timer due in this epoch, from the partition's index as the epoch begins: at
-   * the new input watermark or, if the policies let processing-time timers fire, at the step's
-   * processing time (all of them at the end of input under FIRE_AND_QUIESCE). Besides the keys
-   * with elements, no other key can change in the epoch. The set is the caller's to change.
+   * The keys with a timer due in this epoch ({@link KeyedPartition#due}, so also keys touched
+   * since: skip them), from the partition's index as the epoch begins: at the new input watermark
+   * or, if the policies let processing-time timers fire, at the step's processing time (all of
+   * them at the end of input under FIRE_AND_QUIESCE). Besides the keys with elements, no other key
+   * can change in the epoch.
    */
-  public static Set<ByteBuffer> due(KeyedPartition p, TimePolicies policies, Instant inputNow, Instant processingTime)
+  public static Iterator<ByteBuffer> due(KeyedPartition p, TimePolicies policies, Instant inputNow, Instant processingTime)
       throws Exception {
     Instant clock = null;
     if (policies.processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW) {
@@ -142,6 +142,6 @@ public final class KeyedStateStore {
               ? BoundedWindow.TIMESTAMP_MAX_VALUE
               : processingTime;
     }
-    return new LinkedHashSet<>(p.due(inputNow, clock));
+    return p.due(inputNow, clock);
   }
 }

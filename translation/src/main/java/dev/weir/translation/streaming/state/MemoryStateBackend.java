@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
@@ -74,10 +75,12 @@ public final class MemoryStateBackend implements StateBackend {
         }
         PARTITIONS.put(name, restored);
         restored.open = true;
+        restored.epoch = epoch;
         return restored;
       }
       KeyedStateStore.checkOpenable(step, partition, epoch, previous, p.open, p.version);
       p.open = true;
+      p.epoch = epoch;
     }
     return p;
   }
@@ -119,6 +122,8 @@ public final class MemoryStateBackend implements StateBackend {
     private final int index;
     private long version;
     private boolean open;
+    /** The epoch open now. */
+    private long epoch;
     /** Keys in the last full snapshot, and key records written since: see {@link #checkpoint}. */
     private long keysAtLastFull;
     private long keysWrittenSinceFull;
@@ -148,14 +153,20 @@ public final class MemoryStateBackend implements StateBackend {
       return keyState;
     }
 
+    /** The keys due, copied: the heap holds every key anyway. */
     @Override
-    public Set<ByteBuffer> due(Instant watermark, @Nullable Instant clock) {
+    public Iterator<ByteBuffer> due(Instant watermark, @Nullable Instant clock) {
       Set<ByteBuffer> due = new LinkedHashSet<>();
       collect(eventTimers, watermark.getMillis(), due);
       if (clock != null) {
         collect(processingTimers, clock.getMillis(), due);
       }
-      return due;
+      return due.iterator();
+    }
+
+    @Override
+    public boolean touchedThisEpoch(KeyState key) {
+      return key.touchedIn == epoch;
     }
 
     private static void collect(TreeSet<Entry> index, long upTo, Set<ByteBuffer> into) {
@@ -171,6 +182,7 @@ public final class MemoryStateBackend implements StateBackend {
     @Override
     public void touch(ByteBuffer key, KeyState keyState, boolean timerHolds, boolean processingTimersEmit) {
       ((KeyStateInternals) keyState.state).compact();
+      keyState.touchedIn = epoch;
       dirty.add(key);
       unindex(key, keyState);
       if (keyState.isEmpty(processingTimersEmit)) {

@@ -112,6 +112,21 @@ final class RocksDbCells implements KeyStateCells {
         && store.first(RocksDbKeys.keyPrefix(RocksDbKeys.HOLD, keyBytes)) == null;
   }
 
+  /** A state that is read when asked, not before. */
+  static <T> ReadableState<T> lazily(java.util.function.Supplier<T> read) {
+    return new ReadableState<>() {
+      @Override
+      public T read() {
+        return read.get();
+      }
+
+      @Override
+      public ReadableState<T> readLater() {
+        return this;
+      }
+    };
+  }
+
   static <T> byte[] encode(Coder<T> coder, T value, String tag) {
     try {
       return CoderUtils.encodeToByteArray(coder, value);
@@ -344,17 +359,7 @@ final class RocksDbCells implements KeyStateCells {
 
     @Override
     public ReadableState<Boolean> isEmpty() {
-      return new ReadableState<>() {
-        @Override
-        public Boolean read() {
-          return current() == null;
-        }
-
-        @Override
-        public ReadableState<Boolean> readLater() {
-          return this;
-        }
-      };
+      return lazily(() -> current() == null);
     }
 
     @Override
@@ -407,17 +412,7 @@ final class RocksDbCells implements KeyStateCells {
 
     @Override
     public ReadableState<Boolean> isEmpty() {
-      return new ReadableState<>() {
-        @Override
-        public Boolean read() {
-          return current() == null;
-        }
-
-        @Override
-        public ReadableState<Boolean> readLater() {
-          return this;
-        }
-      };
+      return lazily(() -> current() == null);
     }
 
     @Override

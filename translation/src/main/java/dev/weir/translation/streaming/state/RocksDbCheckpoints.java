@@ -38,8 +38,10 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *
  * Two manifests are kept: the one the epoch started from and the new one (the driver commits the
  * epoch after its tasks end, so until then a restart resumes from the older). Older manifests,
- * and SST files no kept manifest names, are deleted at each upload. Manifests of epochs that were
- * never committed are deleted when a pipeline resumes ({@code CheckpointDir#discardAfter}).
+ * and SST files only they named, are deleted at each upload. Manifests of epochs that were never
+ * committed are deleted when a pipeline resumes ({@code CheckpointDir#discardAfter}). The format
+ * ({@link #FORMAT}) covers the manifest and the layout of the records in the SST files ({@link
+ * RocksDbKeys}, {@link RocksDbPartition}'s meta records).
  */
 final class RocksDbCheckpoints {
   static final int FORMAT = 1;
@@ -48,8 +50,8 @@ final class RocksDbCheckpoints {
   /** An SST file: its name in the RocksDB folder, its name in {@code sst/}, its size. */
   record SstFile(String local, String uploaded, long size) {}
 
-  /** What one commit of the partition is made of. */
-  record Manifest(long epoch, List<SstFile> ssts, Map<String, byte[]> smallFiles) {}
+  /** What one commit of the partition is made of; {@code id} tells apart two attempts' commits of one epoch. */
+  record Manifest(long epoch, String id, List<SstFile> ssts, Map<String, byte[]> smallFiles) {}
 
   private final StateFiles files;
   private final int partition;
@@ -106,20 +108,22 @@ final class RocksDbCheckpoints {
         ssts.add(new SstFile(name, uploaded, size));
       }
     }
-    Manifest manifest = new Manifest(epoch, ssts, small);
+    Manifest manifest = new Manifest(epoch, UUID.randomUUID().toString(), ssts, small);
     uploadedBytes += writeManifest(fs, manifest);
     StateFiles.countWritten(uploadedBytes);
-    deleteUnneeded(fs, base == null ? epoch : base.epoch(), manifest, base);
+    deleteUnneeded(fs, base == null ? epoch : base.epoch());
     return manifest;
   }
 
   private long writeManifest(FileSystem fs, Manifest manifest) throws IOException {
     Path path = manifestPath(manifest.epoch());
-    Path tmp = new Path(path.getParent(), "." + path.getName() + ".tmp");
+    // A name of its own: two attempts of a task may commit the same epoch at once.
+    Path tmp = new Path(path.getParent(), "." + path.getName() + "." + manifest.id() + ".tmp");
     long size;
     try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(HadoopFiles.create(fs, tmp), 1 << 16))) {
       out.writeInt(FORMAT);
       out.writeLong(manifest.epoch());
+      out.writeUTF(manifest.id());
       out.writeInt(manifest.ssts().size());
       for (SstFile f : manifest.ssts()) {
         out.writeUTF(f.local());
@@ -135,11 +139,30 @@ final class RocksDbCheckpoints {
       out.flush();
       size = out.size();
     }
-    fs.delete(path, false);
-    if (!fs.rename(tmp, path)) {
-      throw new IOException("Could not rename " + tmp + " to " + path);
-    }
+    HadoopFiles.replace(fs, tmp, path);
     return size;
+  }
+
+  /** The id of the manifest of the partition at {@code epoch}, or null if there is none. */
+  @Nullable
+  String idOf(long epoch) throws IOException {
+    Path path = manifestPath(epoch);
+    try (DataInputStream in = new DataInputStream(files.fs().open(path))) {
+      return header(in, epoch, path);
+    } catch (FileNotFoundException e) {
+      return null;
+    }
+  }
+
+  private static String header(DataInputStream in, long epoch, Path path) throws IOException {
+    int format = in.readInt();
+    long epochRead = in.readLong();
+    if (format != FORMAT || epochRead != epoch) {
+      throw new IOException(
+          "Not a Weir RocksDB checkpoint of format " + FORMAT + " and epoch " + epoch + " (format " + format
+              + ", epoch " + epochRead + "): " + path);
+    }
+    return in.readUTF();
   }
 
   /** The manifest of the partition at {@code epoch}; a missing one is a {@link FileNotFoundException}. */
@@ -150,13 +173,7 @@ final class RocksDbCheckpoints {
       throw new FileNotFoundException("No RocksDB checkpoint of epoch " + epoch + ": " + path + " is missing");
     }
     try (DataInputStream in = new DataInputStream(new BufferedInputStream(fs.open(path), 1 << 16))) {
-      int format = in.readInt();
-      long epochRead = in.readLong();
-      if (format != FORMAT || epochRead != epoch) {
-        throw new IOException(
-            "Not a Weir RocksDB checkpoint of format " + FORMAT + " and epoch " + epoch + " (format " + format
-                + ", epoch " + epochRead + "): " + path);
-      }
+      String id = header(in, epoch, path);
       List<SstFile> ssts = new ArrayList<>();
       for (int i = in.readInt(); i > 0; i--) {
         ssts.add(new SstFile(in.readUTF(), in.readUTF(), in.readLong()));
@@ -171,7 +188,7 @@ final class RocksDbCheckpoints {
       if (in.read() != -1) {
         throw new IOException("Trailing bytes after the RocksDB checkpoint " + path);
       }
-      return new Manifest(epoch, ssts, small);
+      return new Manifest(epoch, id, ssts, small);
     }
   }
 
@@ -195,32 +212,38 @@ final class RocksDbCheckpoints {
   }
 
   /**
-   * Deletes the manifests of epochs before {@code keepFrom} and every SST file no remaining
-   * manifest names (also those an attempt uploaded before it failed).
+   * Deletes the manifests of epochs before {@code keepFrom}, and the SST files that they named and
+   * no kept manifest (as the dir holds them now) names. An SST file no manifest names may be one
+   * another attempt is uploading, before its manifest: such files are deleted only once they are
+   * an hour old (what attempts that failed left).
    */
-  private void deleteUnneeded(FileSystem fs, long keepFrom, Manifest current, @Nullable Manifest base) throws IOException {
+  private void deleteUnneeded(FileSystem fs, long keepFrom) throws IOException {
     Set<String> needed = new HashSet<>();
+    Set<String> unneeded = new HashSet<>();
     for (FileStatus f : fs.listStatus(files.partitionDir(partition))) {
       String name = f.getPath().getName();
       if (name.startsWith(".") || !name.endsWith(SUFFIX)) {
         continue;
       }
       long epoch = Long.parseLong(name.substring(0, name.length() - SUFFIX.length()));
+      Manifest manifest = read(epoch);
+      for (SstFile sst : manifest.ssts()) {
+        (epoch < keepFrom ? unneeded : needed).add(sst.uploaded());
+      }
       if (epoch < keepFrom) {
         fs.delete(f.getPath(), false);
-        continue;
-      }
-      Manifest kept =
-          epoch == current.epoch() ? current : base != null && epoch == base.epoch() ? base : read(epoch);
-      for (SstFile sst : kept.ssts()) {
-        needed.add(sst.uploaded());
       }
     }
     if (!fs.exists(sstDir())) {
       return;
     }
+    long orphanBefore = System.currentTimeMillis() - java.util.concurrent.TimeUnit.HOURS.toMillis(1);
     for (FileStatus f : fs.listStatus(sstDir())) {
-      if (!needed.contains(f.getPath().getName())) {
+      String name = f.getPath().getName();
+      if (needed.contains(name)) {
+        continue;
+      }
+      if (unneeded.contains(name) || f.getModificationTime() < orphanBefore) {
         fs.delete(f.getPath(), false);
       }
     }

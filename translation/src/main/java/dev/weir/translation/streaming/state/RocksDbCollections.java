@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.NullableCoder;
 import org.apache.beam.sdk.state.BagState;
@@ -25,21 +24,6 @@ import org.joda.time.Instant;
 final class RocksDbCollections {
   private RocksDbCollections() {}
 
-  /** A state that is read when asked, not before. */
-  private static <T> ReadableState<T> lazily(Supplier<T> read) {
-    return new ReadableState<>() {
-      @Override
-      public T read() {
-        return read.get();
-      }
-
-      @Override
-      public ReadableState<T> readLater() {
-        return this;
-      }
-    };
-  }
-
   /** What every collection cell shares: its records' prefix, its tag, clearing and emptiness. */
   private abstract static class Cell {
     final RocksDbKeyRecords store;
@@ -57,7 +41,7 @@ final class RocksDbCollections {
     }
 
     public ReadableState<Boolean> isEmpty() {
-      return lazily(() -> store.first(prefix) == null);
+      return RocksDbCells.lazily(() -> store.first(prefix) == null);
     }
 
     /** The bytes of a record's key after the cell's prefix. */
@@ -117,7 +101,7 @@ final class RocksDbCollections {
     @Override
     public ReadableState<Boolean> contains(T value) {
       byte[] record = record(value);
-      return lazily(() -> store.get(record) != null);
+      return RocksDbCells.lazily(() -> store.get(record) != null);
     }
 
     @Override
@@ -220,17 +204,17 @@ final class RocksDbCollections {
 
     @Override
     public ReadableState<Iterable<K>> keys() {
-      return lazily(() -> each(this::keyOf));
+      return RocksDbCells.lazily(() -> each(this::keyOf));
     }
 
     @Override
     public ReadableState<Iterable<V>> values() {
-      return lazily(() -> each(r -> value(r.value())));
+      return RocksDbCells.lazily(() -> each(r -> value(r.value())));
     }
 
     @Override
     public ReadableState<Iterable<java.util.Map.Entry<K, V>>> entries() {
-      return lazily(() -> each(r -> new AbstractMap.SimpleImmutableEntry<>(keyOf(r), value(r.value()))));
+      return RocksDbCells.lazily(() -> each(r -> new AbstractMap.SimpleImmutableEntry<>(keyOf(r), value(r.value()))));
     }
   }
 
@@ -267,7 +251,7 @@ final class RocksDbCollections {
     @Override
     public ReadableState<Iterable<V>> get(K key) {
       byte[] keyPrefix = keyPrefix(key);
-      return lazily(() -> {
+      return RocksDbCells.lazily(() -> {
         List<V> out = new ArrayList<>();
         for (RocksDbStore.Record r : store.scan(keyPrefix)) {
           out.add(RocksDbCells.decode(valueCoder, r.value(), tag));
@@ -283,7 +267,7 @@ final class RocksDbCollections {
 
     @Override
     public ReadableState<Iterable<K>> keys() {
-      return lazily(() -> {
+      return RocksDbCells.lazily(() -> {
         List<K> out = new ArrayList<>();
         byte[] last = null;
         for (RocksDbStore.Record r : store.scan(prefix)) {
@@ -299,7 +283,7 @@ final class RocksDbCollections {
 
     @Override
     public ReadableState<Iterable<java.util.Map.Entry<K, V>>> entries() {
-      return lazily(() -> {
+      return RocksDbCells.lazily(() -> {
         List<java.util.Map.Entry<K, V>> out = new ArrayList<>();
         for (RocksDbStore.Record r : store.scan(prefix)) {
           out.add(new AbstractMap.SimpleImmutableEntry<>(
@@ -312,7 +296,7 @@ final class RocksDbCollections {
     @Override
     public ReadableState<Boolean> containsKey(K key) {
       byte[] keyPrefix = keyPrefix(key);
-      return lazily(() -> store.first(keyPrefix) != null);
+      return RocksDbCells.lazily(() -> store.first(keyPrefix) != null);
     }
   }
 

@@ -12,21 +12,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.Iterator;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
-import org.rocksdb.Checkpoint;
-import org.rocksdb.FlushOptions;
-import org.rocksdb.Options;
-import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
-import org.rocksdb.WriteOptions;
 
 /**
  * One partition of one keyed step in its own RocksDB instance on the executor's local disk
@@ -55,15 +49,18 @@ final class RocksDbPartition implements KeyedPartition {
   private final @Nullable RocksDbCheckpoints checkpoints;
   private final RocksDbResources resources;
   private final Map<ByteBuffer, KeyState> loaded = new HashMap<>();
-  private Options options;
-  private WriteOptions writeOptions;
-  private RocksDB db;
-  private RocksDbStore store;
+  private @Nullable RocksDbStore store;
   private long keys;
   /** The epoch whose commit this instance holds. */
   long version;
   /** Whether an epoch is open: an attempt that fails leaves it so. */
   boolean open;
+  /** The epoch open now, which {@link #touch} marks keys with. */
+  private long epoch;
+  /** The Spark task attempt that has the partition open, or {@link #NOBODY}. */
+  long holder = NOBODY;
+
+  static final long NOBODY = Long.MIN_VALUE;
   /** What the checkpoint dir holds of {@link #version}, or null (none yet, or no checkpoint dir). */
   private RocksDbCheckpoints.@Nullable Manifest committed;
 
@@ -85,6 +82,10 @@ final class RocksDbPartition implements KeyedPartition {
     return home.resolve("checkpoint-" + epoch);
   }
 
+  boolean isCreated() {
+    return store != null && !store.isClosed();
+  }
+
   /** Opens a new, empty instance (version 0: before the first epoch). */
   void create() throws IOException {
     deleteTree(home);
@@ -93,15 +94,14 @@ final class RocksDbPartition implements KeyedPartition {
     version = 0;
   }
 
+  /** Starts epoch {@code epoch}: the keys {@link #touch} writes are marked with it. */
+  void begin(long epoch) {
+    this.epoch = epoch;
+    this.open = true;
+  }
+
   private void openDb() throws IOException {
-    options = resources.options();
-    writeOptions = new WriteOptions().setDisableWAL(true);
-    try {
-      db = RocksDB.open(options, dbDir().toString());
-    } catch (RocksDBException e) {
-      throw new IOException("Could not open the RocksDB state of " + name + " in " + dbDir(), e);
-    }
-    store = new RocksDbStore(db, writeOptions, name);
+    store = RocksDbStore.open(dbDir(), resources, name);
     byte[] seq = store.get(SEQ);
     store.resetSeq(seq == null ? 0 : RocksDbKeys.getLong(seq, 0));
     byte[] count = store.get(KEYS);
@@ -113,11 +113,12 @@ final class RocksDbPartition implements KeyedPartition {
    * one, else from the checkpoint dir; epoch 0 is the empty state.
    */
   void restore(long epoch) throws IOException {
+    boolean localCopy = epoch > 0 && Files.isDirectory(localCheckpoint(epoch)) && holdsCommitOf(epoch);
     close();
     deleteTree(dbDir());
     Files.createDirectories(dbDir());
     Path local = localCheckpoint(epoch);
-    if (epoch > 0 && Files.isDirectory(local) && committed != null && committed.epoch() == epoch) {
+    if (localCopy) {
       copyCheckpoint(local, dbDir());
       LOG.info("RocksDB state of {}: back at epoch {} from its local checkpoint", name, epoch);
     } else if (epoch > 0) {
@@ -136,34 +137,38 @@ final class RocksDbPartition implements KeyedPartition {
     open = false;
   }
 
+  /**
+   * Whether the checkpoint dir holds, for {@code epoch}, what this instance committed: another
+   * attempt of the task (a speculative one, one Spark thought lost) may have committed the
+   * partition there since, and then this instance must not go on from its own.
+   */
+  boolean holdsCommitOf(long epoch) throws IOException {
+    return checkpoints == null || epoch <= 0 || (committed != null && committed.epoch() == epoch && committed.id().equals(checkpoints.idOf(epoch)));
+  }
+
   /** Writes the epoch's counters and, with a checkpoint dir, checkpoints and uploads the epoch. */
   void commit(long epoch) throws IOException {
+    store.endReads();
     store.put(SEQ, RocksDbKeys.withLong(new byte[0], store.peekSeq()));
     store.put(KEYS, RocksDbKeys.withLong(new byte[0], keys));
     loaded.clear();
     if (checkpoints != null) {
       Path local = localCheckpoint(epoch);
       deleteTree(local);
-      try (FlushOptions flush = new FlushOptions().setWaitForFlush(true);
-          Checkpoint checkpoint = Checkpoint.create(db)) {
-        db.flush(flush);
-        checkpoint.createCheckpoint(local.toString());
-      } catch (RocksDBException e) {
-        throw new IOException("Could not checkpoint the RocksDB state of " + name + " in " + local, e);
-      }
+      store.checkpoint(local);
       committed = checkpoints.upload(epoch, local, committed);
       deleteLocalCheckpointsBut(epoch);
     }
     version = epoch;
   }
 
-  /** Closes the instance (its files stay). */
+  /**
+   * Closes the instance once no call on it runs (its files stay); calls after this fail, naming
+   * the partition, until it is created or restored again.
+   */
   void close() {
-    if (db != null) {
-      db.close();
-      writeOptions.close();
-      options.close();
-      db = null;
+    if (store != null) {
+      store.close();
     }
   }
 
@@ -197,6 +202,7 @@ final class RocksDbPartition implements KeyedPartition {
     long indexedHold = in.readLong();
     boolean hasState = in.readBoolean();
     long stateHold = in.readLong();
+    long touchedIn = in.readLong();
     RocksDbCells cells =
         new RocksDbCells(CoderUtils.decodeFromByteArray(codec.keyCoder(), bytes), stored, store, hasState, stateHold);
     cells.persisted = true;
@@ -204,6 +210,7 @@ final class RocksDbPartition implements KeyedPartition {
     keyState.indexedEvent = indexedEvent;
     keyState.indexedProcessing = indexedProcessing;
     keyState.indexedHold = indexedHold;
+    keyState.touchedIn = touchedIn;
     KeyedStateStore.readClocksAndTimers(keyState, in, codec);
     loaded.put(key, keyState);
     return keyState;
@@ -221,19 +228,32 @@ final class RocksDbPartition implements KeyedPartition {
   }
 
   @Override
-  public Set<ByteBuffer> due(Instant watermark, @Nullable Instant clock) throws IOException {
-    Set<ByteBuffer> due = new LinkedHashSet<>();
+  public Iterator<ByteBuffer> due(Instant watermark, @Nullable Instant clock) {
     long upTo = watermark.getMillis();
-    for (byte[] entry : store.indexWhile(RocksDbKeys.EVENT_TIMERS, t -> t <= upTo)) {
-      due.add(fullKey(RocksDbKeys.indexKey(entry)));
-    }
-    if (clock != null) {
-      long now = clock.getMillis();
-      for (byte[] entry : store.indexWhile(RocksDbKeys.PROCESSING_TIMERS, t -> t <= now)) {
-        due.add(fullKey(RocksDbKeys.indexKey(entry)));
+    Iterator<byte[]> event = store.indexWhile(RocksDbKeys.EVENT_TIMERS, t -> t <= upTo);
+    Iterator<byte[]> processing =
+        clock == null ? java.util.Collections.emptyIterator() : store.indexWhile(RocksDbKeys.PROCESSING_TIMERS, t -> t <= clock.getMillis());
+    return new Iterator<>() {
+      @Override
+      public boolean hasNext() {
+        return event.hasNext() || processing.hasNext();
       }
-    }
-    return due;
+
+      @Override
+      public ByteBuffer next() {
+        byte[] entry = event.hasNext() ? event.next() : processing.next();
+        try {
+          return fullKey(RocksDbKeys.indexKey(entry));
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }
+    };
+  }
+
+  @Override
+  public boolean touchedThisEpoch(KeyState key) {
+    return key.touchedIn == epoch;
   }
 
   /** A key's Beam encoding from its stored form: inline, or in its meta record. */
@@ -254,6 +274,7 @@ final class RocksDbPartition implements KeyedPartition {
     boolean cellsEmpty = cells.isEmpty();
     Instant cellsHold = cellsEmpty ? null : cells.earliestHold();
     byte[] bytes = RocksDbKeys.storedKey(bytes(key));
+    keyState.touchedIn = epoch;
     try (WriteBatch batch = new WriteBatch()) {
       unindex(batch, RocksDbKeys.EVENT_TIMERS, keyState.indexedEvent, bytes);
       unindex(batch, RocksDbKeys.PROCESSING_TIMERS, keyState.indexedProcessing, bytes);
@@ -300,6 +321,7 @@ final class RocksDbPartition implements KeyedPartition {
     out.writeLong(keyState.indexedHold);
     out.writeBoolean(hasState);
     out.writeLong(stateHold == null ? KeyState.NONE : stateHold.getMillis());
+    out.writeLong(keyState.touchedIn);
     KeyedStateStore.writeClocksAndTimers(keyState, out, codec);
     out.flush();
     return bytes.toByteArray();

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.beam.sdk.annotations.Internal;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.SparkFiles;
+import org.apache.spark.TaskContext;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,6 +24,8 @@ import org.slf4j.LoggerFactory;
 public final class RocksDbStateBackend implements StateBackend {
   private static final Logger LOG = LoggerFactory.getLogger(RocksDbStateBackend.class);
   private static final Map<String, RocksDbPartition> PARTITIONS = new ConcurrentHashMap<>();
+  /** How long an open or a run's end waits for another task attempt to let go of a partition. */
+  private static final long RELEASE_TIMEOUT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
 
   private final long memoryBytes;
 
@@ -55,32 +58,74 @@ public final class RocksDbStateBackend implements StateBackend {
       @Nullable StateFiles files,
       boolean timerHolds) {
     String name = KeyedStateStore.partitionName(runId, step, partition);
-    RocksDbPartition p = PARTITIONS.get(name);
-    try {
-      if (p == null) {
-        p = new RocksDbPartition(
-            "step '" + step + "', partition " + partition, partition, home(runId, step, partition), codec, files,
-            RocksDbResources.get(memoryBytes));
-        if (files == null || previous <= 0) {
-          p.create();
-        } else {
+    RocksDbPartition p =
+        PARTITIONS.computeIfAbsent(
+            name,
+            k -> new RocksDbPartition(
+                "step '" + step + "', partition " + partition, partition, home(runId, step, partition), codec, files,
+                RocksDbResources.get(memoryBytes)));
+    TaskContext task = TaskContext.get();
+    long attempt = task == null ? RocksDbPartition.NOBODY : task.taskAttemptId();
+    synchronized (p) {
+      awaitRelease(p, "open it for epoch " + epoch);
+      try {
+        if (!p.isCreated()) {
+          if (files == null || previous <= 0) {
+            p.create();
+          } else {
+            p.restore(previous);
+          }
+        } else if (files != null && (p.open || p.version != previous || !p.holdsCommitOf(previous))) {
           p.restore(previous);
         }
-        PARTITIONS.put(name, p);
-      } else if (files != null && (p.open || p.version != previous)) {
-        p.restore(previous);
+      } catch (IOException | RuntimeException e) {
+        if (files != null) {
+          throw KeyedStateStore.unreadable(step, partition, previous, files, e);
+        }
+        throw new IllegalStateException("Step '" + step + "', partition " + partition + ": could not open its RocksDB state", e);
       }
-    } catch (IOException | RuntimeException e) {
-      if (files != null) {
-        throw KeyedStateStore.unreadable(step, partition, previous, files, e);
-      }
-      throw new IllegalStateException("Step '" + step + "', partition " + partition + ": could not open its RocksDB state", e);
-    }
-    synchronized (p) {
       KeyedStateStore.checkOpenable(step, partition, epoch, previous, p.open, p.version);
-      p.open = true;
+      p.begin(epoch);
+      p.holder = attempt;
+    }
+    if (task != null) {
+      // However the attempt ends, the partition is free for the next one (a retry finds it
+      // open, and goes back to its last commit).
+      task.addTaskCompletionListener((TaskContext c) -> release(p, attempt));
     }
     return p;
+  }
+
+  /**
+   * Waits until no task attempt in this JVM has the partition open: one Spark still runs after it
+   * gave up on it (a speculative copy, an attempt of a stage it resubmitted) must not see the
+   * instance closed and restored under it.
+   */
+  private static void awaitRelease(RocksDbPartition p, String why) {
+    long deadline = System.nanoTime() + RELEASE_TIMEOUT_NANOS;
+    while (p.holder != RocksDbPartition.NOBODY) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        throw new IllegalStateException(
+            "RocksDB state: another attempt of the task (Spark attempt " + p.holder + ") still has this partition "
+                + "open in this executor; cannot " + why);
+      }
+      try {
+        p.wait(Math.max(1, left / 1_000_000));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("Interrupted while waiting to " + why, e);
+      }
+    }
+  }
+
+  private static void release(RocksDbPartition p, long attempt) {
+    synchronized (p) {
+      if (p.holder == attempt) {
+        p.holder = RocksDbPartition.NOBODY;
+        p.notifyAll();
+      }
+    }
   }
 
   @Override
@@ -89,6 +134,8 @@ public final class RocksDbStateBackend implements StateBackend {
     synchronized (p) {
       p.commit(epoch);
       p.open = false;
+      p.holder = RocksDbPartition.NOBODY;
+      p.notifyAll();
     }
   }
 
@@ -97,13 +144,22 @@ public final class RocksDbStateBackend implements StateBackend {
     dropRunInThisJvm(runId);
   }
 
-  /** Closes the instances of {@code runId} in this JVM and deletes their local files. */
+  /**
+   * Closes the instances of {@code runId} in this JVM and deletes their local files, once no task
+   * has them open (or after a while: a task still using one then fails on its next call).
+   */
   static void dropRunInThisJvm(String runId) {
     for (Map.Entry<String, RocksDbPartition> e : PARTITIONS.entrySet()) {
       if (KeyedStateStore.ofRun(e.getKey(), runId) && PARTITIONS.remove(e.getKey(), e.getValue())) {
-        synchronized (e.getValue()) {
+        RocksDbPartition p = e.getValue();
+        synchronized (p) {
           try {
-            e.getValue().drop();
+            awaitRelease(p, "close it at the end of the run");
+          } catch (IllegalStateException busy) {
+            LOG.warn("Closing the RocksDB state {} while a task still has it open", e.getKey(), busy);
+          }
+          try {
+            p.drop();
           } catch (IOException | RuntimeException failure) {
             LOG.warn("Could not delete the local RocksDB state {}", e.getKey(), failure);
           }

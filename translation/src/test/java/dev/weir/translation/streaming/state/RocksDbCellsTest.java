@@ -284,6 +284,19 @@ class RocksDbCellsTest {
     assertThat(partition.size(), equalTo(0L));
   }
 
+  /**
+   * The run ends (its partitions are closed) while a task still works on one: the task's next call
+   * fails with an exception. On a closed RocksDB handle it would crash the JVM.
+   */
+  @Test
+  void aPartitionClosedUnderATaskFailsItsNextCallInsteadOfCrashingTheJvm() throws Exception {
+    reload();
+    KeyedStateStore.dropRun(run);
+    IllegalStateException e =
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> partition.get(key));
+    assertThat(e.getMessage(), org.hamcrest.Matchers.containsString("was closed"));
+  }
+
   @Test
   void cellsOfOtherKeysNamespacesAndTagsStayApart() throws Exception {
     StateTag<BagState<Long>> bag = StateTags.bag("b", VarLongCoder.of());

@@ -145,6 +145,36 @@ class RocksDbCheckpointsTest {
     assertThat(names(dir.resolve("0/sst"), ".*\\.sst").size(), equalTo(named.size()));
   }
 
+  /**
+   * Two attempts of a task commit the same epoch on two executors (a speculative copy): the one
+   * whose manifest the dir kept is the partition's state, and the other executor, which holds its
+   * own, goes back to the dir's instead of going on from it.
+   */
+  @Test
+  void anExecutorWhoseCommitAnotherAttemptReplacedReadsTheCommittedOne(@TempDir Path dir) throws Exception {
+    StateFiles files = new StateFiles(dir.toString(), Configuration::new);
+    String a = run();
+    String b = run();
+    write(a, files, 1, "a1");
+    write(b, files, 2, "b2");
+    // a, still at its own epoch 1 (the dir's), commits epoch 2 too, last.
+    write(a, files, 2, "a2");
+    assertThat(read(b, files, 3), equalTo("a2"));
+  }
+
+  private void write(String run, StateFiles files, long epoch, String value) throws Exception {
+    KeyedPartition p = KeyedStateStore.open(backend, run, "step", 0, epoch, epoch - 1, CODEC, files, false);
+    KeyState s = p.getOrCreate(key(1), 1L, BoundedWindow.TIMESTAMP_MIN_VALUE);
+    s.state.state(StateNamespaces.global(), VALUE).write(value.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    p.touch(key(1), s, false, false);
+    KeyedStateStore.commit(backend, p, epoch);
+  }
+
+  private String read(String run, StateFiles files, long epoch) throws Exception {
+    KeyedPartition p = KeyedStateStore.open(backend, run, "step", 0, epoch, epoch - 1, CODEC, files, false);
+    return new String(p.get(key(1)).state.state(StateNamespaces.global(), VALUE).read(), java.nio.charset.StandardCharsets.UTF_8);
+  }
+
   @Test
   void aPartitionRestoredFromTheCheckpointDirHoldsWhatWasCommitted(@TempDir Path dir) throws Exception {
     StateFiles files = new StateFiles(dir.toString(), Configuration::new);
