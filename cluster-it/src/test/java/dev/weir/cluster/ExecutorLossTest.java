@@ -123,6 +123,14 @@ class ExecutorLossTest extends TwoWorkerClusterTest {
       EventLog events = driver.eventLog();
       List<String> removed = events.executorsRemoved().stream().map(EventLog.ExecutorRemoved::id).toList();
       assertThat("executors the driver lost", removed, hasItem(victim.executorId()));
+      if (backend.equals("rocksdb")) {
+        // The lost executor's partitions came back on another from the checkpoint dir's files.
+        long downloads = 0;
+        for (Path dir : cluster.executorDirs(app)) {
+          downloads += Logs.count(dir.resolve("stderr"), "read from the checkpoint dir");
+        }
+        assertThat("RocksDB partitions read from the checkpoint dir by another executor", downloads, greaterThan(0L));
+      }
     }
   }
 
