@@ -95,8 +95,9 @@ class StateScaleTest {
     }
     System.out.println(
         "| keys held | keys touched per epoch | backend | checkpoint dir | epoch 1 (all keys created) ms | median epoch ms"
-            + " | mean epoch ms | checkpoint bytes per epoch (after epoch 10) | heap in use at the end, after a GC, MB |");
-    System.out.println("|---|---|---|---|---|---|---|---|---|");
+            + " | mean epoch ms | checkpoint bytes per epoch (after epoch 10) | checkpoint dir at the end, bytes"
+            + " | heap in use at the end, after a GC, MB |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|");
     results.forEach(r -> System.out.println(r.row()));
     // The property in the name: among runs that touch as many keys per epoch (and agree on the
     // checkpoint dir), the median epoch of the one holding the most keys is within a generous
@@ -129,11 +130,13 @@ class StateScaleTest {
       double medianMs,
       double meanMs,
       long checkpointBytesPerEpoch,
+      long checkpointDirBytes,
       long heapUsedMb) {
     String row() {
       return String.format(
-          "| %,d | %,d | %s | %s | %.0f | %.1f | %.1f | %,d | %,d |",
-          keys, touched, backend, checkpoints ? "yes" : "no", firstMs, medianMs, meanMs, checkpointBytesPerEpoch, heapUsedMb);
+          "| %,d | %,d | %s | %s | %.0f | %.1f | %.1f | %,d | %,d | %,d |",
+          keys, touched, backend, checkpoints ? "yes" : "no", firstMs, medianMs, meanMs, checkpointBytesPerEpoch,
+          checkpointDirBytes, heapUsedMb);
     }
   }
 
@@ -186,6 +189,9 @@ class StateScaleTest {
     long heapUsedMb = (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) >> 20;
     result.cancel();
     result.waitUntilFinish();
+    // The whole state as the checkpoint dir holds it (the retained commits), beside what one
+    // epoch uploads: the upload should follow the keys touched, not this.
+    long checkpointDirBytes = checkpointDir == null ? 0 : directoryBytes(java.nio.file.Path.of(checkpointDir));
     List<Double> times = new ArrayList<>();
     for (int i = 11; i <= EPOCHS + 1; i++) {
       times.add((ended[i] - ended[i - 1]) / 1e6);
@@ -194,6 +200,12 @@ class StateScaleTest {
     double mean = times.stream().mapToDouble(Double::doubleValue).average().orElse(0);
     return new Result(
         keys, touched, backend, checkpointDir != null, (ended[1] - started) / 1e6, times.get(times.size() / 2), mean,
-        checkpointBytesPerEpoch, heapUsedMb);
+        checkpointBytesPerEpoch, checkpointDirBytes, heapUsedMb);
+  }
+
+  private static long directoryBytes(java.nio.file.Path dir) throws java.io.IOException {
+    try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(dir)) {
+      return files.filter(java.nio.file.Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
+    }
   }
 }
