@@ -1,6 +1,5 @@
 package dev.weir.translation;
 
-import org.apache.beam.sdk.annotations.Internal;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.spark.api.java.function.Function;
@@ -11,7 +10,6 @@ import org.apache.spark.api.java.function.MapFunction;
  * Datasets ({@link MapFunction}) alike. What Spark keeps (persisted blocks), shuffles or sends
  * to the driver is Beam-encoded bytes: Beam's values need not be Java-serializable.
  */
-@Internal
 public final class CoderFunctions {
   private CoderFunctions() {}
 

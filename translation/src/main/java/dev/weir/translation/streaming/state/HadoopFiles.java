@@ -8,7 +8,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import org.apache.beam.sdk.annotations.Internal;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.LocalFileSystem;
@@ -21,7 +20,6 @@ import org.apache.hadoop.fs.RawLocalFileSystem;
  * chmod}, one process per file unless Hadoop's native library is loaded (it is not, here or
  * usually in a Spark distribution), which is milliseconds per file on every epoch's commit.
  */
-@Internal
 public final class HadoopFiles {
   private HadoopFiles() {}
 

@@ -5,7 +5,6 @@ import java.util.HashMap;
 import java.util.Map;
 import org.apache.beam.runners.core.InMemoryTimerInternals;
 import org.apache.beam.runners.core.TimerInternals;
-import org.apache.beam.sdk.annotations.Internal;
 import org.apache.beam.sdk.state.TimeDomain;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
@@ -16,7 +15,6 @@ import org.joda.time.Instant;
  * few, and the partition indexes each key under its next timer, so that an epoch loads only the
  * keys that have one due.
  */
-@Internal
 public final class KeyState implements TimerAdvance.KeyTimers {
   static final long NONE = Long.MIN_VALUE;
 

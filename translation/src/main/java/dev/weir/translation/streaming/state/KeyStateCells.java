@@ -1,7 +1,6 @@
 package dev.weir.translation.streaming.state;
 
 import org.apache.beam.runners.core.StateInternals;
-import org.apache.beam.sdk.annotations.Internal;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
@@ -9,7 +8,6 @@ import org.joda.time.Instant;
  * One key's state cells as a state backend keeps them: Beam's {@link StateInternals}, plus what
  * the partition needs to index and drop the key.
  */
-@Internal
 public interface KeyStateCells extends StateInternals {
   /** The earliest watermark hold among the key's cells, bound or not, or null if none holds. */
   @Nullable

@@ -2,7 +2,6 @@ package dev.weir.translation.streaming.state;
 
 import java.nio.ByteBuffer;
 import java.util.Iterator;
-import org.apache.beam.sdk.annotations.Internal;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
@@ -16,7 +15,6 @@ import org.joda.time.Instant;
  * <p>A key got through {@link #get} or {@link #getOrCreate} is the same object until it is
  * {@link #touch touched}; the epoch hands every key it changed to {@link #touch}.
  */
-@Internal
 public interface KeyedPartition {
   /** The key's state, or null if it has none. */
   @Nullable

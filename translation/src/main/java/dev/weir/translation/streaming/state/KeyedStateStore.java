@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Iterator;
 import org.apache.beam.runners.core.TimerInternals;
-import org.apache.beam.sdk.annotations.Internal;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.util.CoderUtils;
@@ -18,7 +17,6 @@ import org.joda.time.Instant;
  * Keyed state of streaming steps, in the executor that runs a partition's tasks, through the
  * run's {@link StateBackend}: what the keyed steps call, and what both backends share.
  */
-@Internal
 public final class KeyedStateStore {
   private static final long NONE = KeyState.NONE;
 

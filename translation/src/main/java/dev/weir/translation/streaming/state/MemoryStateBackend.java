@@ -13,7 +13,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.beam.runners.core.TimerInternals;
-import org.apache.beam.sdk.annotations.Internal;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -31,7 +30,6 @@ import org.joda.time.Instant;
  * there. Without one, a task that fails midway leaves its partition marked, so that a retry fails
  * loudly instead of applying an epoch twice.
  */
-@Internal
 public final class MemoryStateBackend implements StateBackend {
   public static final MemoryStateBackend INSTANCE = new MemoryStateBackend();
   private static final Map<String, Partition> PARTITIONS = new ConcurrentHashMap<>();

@@ -5,7 +5,6 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.beam.sdk.annotations.Internal;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.SparkFiles;
 import org.apache.spark.TaskContext;
@@ -20,7 +19,6 @@ import org.slf4j.LoggerFactory;
  * is {@code --stateBackendMemoryMb} ({@link RocksDbResources}). With a checkpoint dir each commit
  * uploads what changed ({@link RocksDbCheckpoints}).
  */
-@Internal
 public final class RocksDbStateBackend implements StateBackend {
   private static final Logger LOG = LoggerFactory.getLogger(RocksDbStateBackend.class);
   private static final Map<String, RocksDbPartition> PARTITIONS = new ConcurrentHashMap<>();

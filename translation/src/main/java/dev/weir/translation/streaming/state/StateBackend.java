@@ -2,7 +2,6 @@ package dev.weir.translation.streaming.state;
 
 import java.io.IOException;
 import java.io.Serializable;
-import org.apache.beam.sdk.annotations.Internal;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -10,7 +9,6 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * MemoryStateBackend} or {@link RocksDbStateBackend}. Shipped to the executors with each keyed
  * step's tasks; the partitions it opens stay in the executor JVM from one epoch to the next.
  */
-@Internal
 public interface StateBackend extends Serializable {
   /** The option's value that chooses this backend. */
   String name();
