@@ -106,7 +106,7 @@ public final class Generator implements Iterator<TimestampedValue<Event>>, Seria
     long adjusted = adjustedEventNumber(n);
     long timestamp = timeline.timestampMs(adjusted);
     long id = firstEventId + adjusted;
-    Random random = new Random(id);
+    Random random = new LcgRandom(id);
     long rem = id % EventIds.PROPORTION_DENOMINATOR;
     Event event;
     if (rem < EventIds.PERSON_PROPORTION) {
@@ -128,7 +128,10 @@ public final class Generator implements Iterator<TimestampedValue<Event>>, Seria
       if (i > 0) {
         card.append(' ');
       }
-      card.append(String.format("%04d", random.nextInt(10000)));
+      // Four digits, zero-padded ("%04d" without a Formatter per group).
+      int digits = random.nextInt(10000);
+      card.append((char) ('0' + digits / 1000)).append((char) ('0' + digits / 100 % 10))
+          .append((char) ('0' + digits / 10 % 10)).append((char) ('0' + digits % 10));
     }
     String city = US_CITIES[random.nextInt(US_CITIES.length)];
     String state = US_STATES[random.nextInt(US_STATES.length)];

@@ -1,5 +1,6 @@
 package dev.weir.nexmark.generator;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Random;
 
 /** Random text of the stream: words with occasional spaces, and padding to average sizes. */
@@ -11,15 +12,11 @@ final class Strings {
   /** Between 3 and maxLength - 1 letters or spaces (one in 13), trimmed. */
   static String next(Random random, int maxLength) {
     int length = MIN_LENGTH + random.nextInt(maxLength - MIN_LENGTH);
-    StringBuilder sb = new StringBuilder(length);
+    byte[] chars = new byte[length];
     for (int i = 0; i < length; i++) {
-      if (random.nextInt(13) == 0) {
-        sb.append(' ');
-      } else {
-        sb.append((char) ('a' + random.nextInt(26)));
-      }
+      chars[i] = random.nextInt(13) == 0 ? (byte) ' ' : (byte) ('a' + random.nextInt(26));
     }
-    return sb.toString().trim();
+    return latin1(chars).trim();
   }
 
   /**
@@ -27,7 +24,7 @@ final class Strings {
    * remainder keeps its sign, so characters range from 'H' to 'z'.
    */
   static String nextExact(Random random, int length) {
-    StringBuilder sb = new StringBuilder(length);
+    byte[] chars = new byte[length];
     int rnd = 0;
     int left = 0;
     for (int i = 0; i < length; i++) {
@@ -35,11 +32,19 @@ final class Strings {
         rnd = random.nextInt();
         left = 6;
       }
-      sb.append((char) ('a' + rnd % 26));
+      chars[i] = (byte) ('a' + rnd % 26);
       rnd /= 26;
       left--;
     }
-    return sb.toString();
+    return latin1(chars);
+  }
+
+  /**
+   * The text of single-byte characters: every character here is ASCII, so the bytes are the
+   * string's own (a StringBuilder appending one char at a time cost more than the draws).
+   */
+  private static String latin1(byte[] chars) {
+    return new String(chars, StandardCharsets.ISO_8859_1);
   }
 
   /** Padding that brings an object of {@code currentSize} bytes to {@code average} give or take 20%. */
