@@ -17,7 +17,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * {@code Combine.PerKey} translated whole ({@link KeyedCombine}): map-side partial aggregation
- * into decoded Beam accumulators per Beam-encoded (key, window), then one shuffle of
+ * into decoded Beam accumulators per (key, window), then one shuffle of
  * accumulators, merged per (key, window).
  * Merging windows and side inputs are left to the composite's expansion (GroupByKey, then the
  * combining ParDo), where they are handled already.

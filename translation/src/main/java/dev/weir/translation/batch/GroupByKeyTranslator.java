@@ -109,10 +109,15 @@ public final class GroupByKeyTranslator implements TransformTranslator<GroupByKe
 
     @Override
     public byte[] call(WindowedValue<KV<Object, Object>> value) throws IOException {
+      return bytes(value.getValue().getKey(), value.getWindows().iterator().next());
+    }
+
+    /** The key's encoding, then the window's (when grouping by window). */
+    byte[] bytes(Object key, BoundedWindow window) throws IOException {
       ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-      keyCoder.encode(value.getValue().getKey(), bytes);
+      keyCoder.encode(key, bytes);
       if (windowCoder != null) {
-        windowCoder.encode(value.getWindows().iterator().next(), bytes);
+        windowCoder.encode(window, bytes);
       }
       return bytes.toByteArray();
     }

@@ -67,17 +67,17 @@ final class KeyWindowCombiner implements java.io.Serializable {
     return new CombineBuffer();
   }
 
-  CombineBuffer reduce(CombineBuffer buffer, WindowedValue<KV<Object, Object>> element) {
+  /** Adds an element's value in one of its windows. */
+  CombineBuffer reduce(CombineBuffer buffer, KV<Object, Object> element, Instant timestamp, BoundedWindow window) {
     try {
-      BoundedWindow window = element.getWindows().iterator().next();
       Object accumulator = buffer.accumulator;
       if (buffer.isEmpty()) {
-        buffer.key = element.getValue().getKey();
+        buffer.key = element.getKey();
         buffer.window = window;
         accumulator = fn.createAccumulator(context());
       }
-      buffer.accumulator = fn.addInput(accumulator, element.getValue().getValue(), context());
-      Instant assigned = timestampCombiner.assign(window, element.getTimestamp());
+      buffer.accumulator = fn.addInput(accumulator, element.getValue(), context());
+      Instant assigned = timestampCombiner.assign(window, timestamp);
       buffer.timestamp = buffer.timestamp == null ? assigned : timestampCombiner.combine(buffer.timestamp, assigned);
       return buffer;
     } catch (RuntimeException e) {

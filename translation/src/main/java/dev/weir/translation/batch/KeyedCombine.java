@@ -89,6 +89,15 @@ final class KeyedCombine {
     }
   }
 
+  /**
+   * A (key, window) on the map side: their structural values (Beam's {@code
+   * Coder.structuralValue}: the objects themselves when the coder is consistent with equals, as
+   * for longs, strings and interval windows, their encoding otherwise), so that an element costs
+   * no encoding; equal structural values are equal encodings, so the map groups as the shuffle
+   * does.
+   */
+  private record Structural(Object key, Object window) {}
+
   /** Adds a partition's elements into accumulators; sends each on, encoded, when the map is full or the input ends. */
   private static final class MapSide
       implements PairFlatMapFunction<Iterator<WindowedValue<KV<Object, Object>>>, KeyBytes, byte[]> {
@@ -101,11 +110,11 @@ final class KeyedCombine {
     @Override
     public Iterator<Tuple2<KeyBytes, byte[]>> call(Iterator<WindowedValue<KV<Object, Object>>> input) {
       return new Iterator<>() {
-        final Map<KeyBytes, CombineBuffer> buffers = new HashMap<>();
+        final Map<Structural, CombineBuffer> buffers = new HashMap<>();
         /** The same (key, window) bytes as the GroupByKey translation groups by. */
         final GroupByKeyTranslator.GroupingKey groupingKey =
             new GroupByKeyTranslator.GroupingKey(spec.keyCoder, spec.windowCoder);
-        Iterator<Map.Entry<KeyBytes, CombineBuffer>> sending;
+        Iterator<CombineBuffer> sending;
 
         @Override
         public boolean hasNext() {
@@ -120,7 +129,7 @@ final class KeyedCombine {
           if (buffers.isEmpty()) {
             return false;
           }
-          sending = buffers.entrySet().iterator();
+          sending = buffers.values().iterator();
           return true;
         }
 
@@ -129,33 +138,34 @@ final class KeyedCombine {
           if (!hasNext()) {
             throw new NoSuchElementException();
           }
-          Map.Entry<KeyBytes, CombineBuffer> e = sending.next();
+          CombineBuffer buffer = sending.next();
           try {
-            return new Tuple2<>(e.getKey(), CoderUtils.encodeToByteArray(spec.bufferCoder, e.getValue()));
+            return new Tuple2<>(
+                new KeyBytes(groupingKey.bytes(buffer.key, buffer.window)),
+                CoderUtils.encodeToByteArray(spec.bufferCoder, buffer));
           } catch (Exception ex) {
             throw new StepFailure(spec.combiner.stepName(), ex);
           }
         }
 
-        @SuppressWarnings("unchecked")
+        /** Into each of the element's windows, without a windowed copy of it per window. */
         private void add(WindowedValue<KV<Object, Object>> element) {
-          Iterable<WindowedValue<KV<Object, Object>>> singles = element.getWindows().size() == 1
-              ? java.util.List.of(element)
-              : (Iterable<WindowedValue<KV<Object, Object>>>) (Iterable<?>) element.explodeWindows();
-          for (WindowedValue<KV<Object, Object>> single : singles) {
-            KeyBytes key = keyOf(single);
-            CombineBuffer buffer = buffers.get(key);
+          KV<Object, Object> kv = element.getValue();
+          Object key = structural(spec.keyCoder, kv.getKey());
+          for (BoundedWindow window : element.getWindows()) {
+            Structural at = new Structural(key, structural(spec.windowCoder, window));
+            CombineBuffer buffer = buffers.get(at);
             if (buffer == null) {
               buffer = spec.combiner.zero();
-              buffers.put(key, buffer);
+              buffers.put(at, buffer);
             }
-            spec.combiner.reduce(buffer, single);
+            spec.combiner.reduce(buffer, kv, element.getTimestamp(), window);
           }
         }
 
-        private KeyBytes keyOf(WindowedValue<KV<Object, Object>> single) {
+        private <T> Object structural(Coder<T> coder, T value) {
           try {
-            return new KeyBytes(groupingKey.call(single));
+            return coder.structuralValue(value);
           } catch (Exception e) {
             throw new StepFailure(spec.combiner.stepName(), e);
           }

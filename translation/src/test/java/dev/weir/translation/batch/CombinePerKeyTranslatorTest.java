@@ -8,6 +8,9 @@ import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.nullValue;
 
 import dev.weir.translation.TestSpark;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -25,6 +28,7 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.coders.AtomicCoder;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.CoderRegistry;
 import org.apache.beam.sdk.coders.VarIntCoder;
@@ -35,6 +39,7 @@ import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.Sum;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.Sessions;
+import org.apache.beam.sdk.transforms.windowing.SlidingWindows;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
@@ -110,6 +115,78 @@ class CombinePerKeyTranslatorTest implements java.io.Serializable {
       expected.put("k" + k, sum);
     }
     assertThat(sums, equalTo(expected));
+  }
+
+  /** An element of sliding windows is added into each of its windows. */
+  @Test
+  void anElementCountsInEachOfItsSlidingWindows() {
+    Pipeline p = TestSpark.pipeline();
+    List<TimestampedValue<KV<String, Integer>>> ones = new ArrayList<>();
+    for (int t = 0; t < 20; t++) {
+      ones.add(TimestampedValue.of(KV.of("a", 1), new Instant(t)));
+    }
+    PCollection<KV<String, Integer>> sums =
+        p.apply(Create.timestamped(ones))
+            .apply(Window.into(SlidingWindows.of(Duration.millis(10)).every(Duration.millis(5))))
+            .apply("Sum", Sum.integersPerKey());
+    // Windows [-5, 5), [0, 10), [5, 15), [10, 20), [15, 25) hold 5, 10, 10, 10 and 5 of the times 0..19.
+    PAssert.that(sums).containsInAnyOrder(KV.of("a", 5), KV.of("a", 10), KV.of("a", 10), KV.of("a", 10), KV.of("a", 5));
+    assertThat(TestSpark.run(p).explain(), containsString("Sum -> CombinePerKeyTranslator"));
+  }
+
+  /** A key whose equals is identity: Beam groups it by its encoding. */
+  static final class Name implements java.io.Serializable {
+    final String value;
+
+    Name(String value) {
+      this.value = value;
+    }
+  }
+
+  /** Deterministic, and (as a custom coder is by default) not consistent with equals. */
+  static final class NameCoder extends AtomicCoder<Name> {
+    @Override
+    public void encode(Name name, OutputStream out) throws IOException {
+      StringUtf8Coder.of().encode(name.value, out);
+    }
+
+    @Override
+    public Name decode(InputStream in) throws IOException {
+      return new Name(StringUtf8Coder.of().decode(in));
+    }
+
+    @Override
+    public void verifyDeterministic() {}
+  }
+
+  /**
+   * 10,000 elements of 3 keys in 3 partitions, every key a new object: the map side groups them
+   * by encoding, so each partition sends one accumulator per key (9 records), not one per object.
+   */
+  @Test
+  void keysNotConsistentWithEqualsAreCombinedByTheirEncoding() throws Exception {
+    List<Integer> numbers = new ArrayList<>();
+    for (int i = 0; i < 10_000; i++) {
+      numbers.add(i);
+    }
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    Coder<Object> keyCoder = (Coder) new NameCoder();
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    Coder<BoundedWindow> windowCoder = (Coder) GlobalWindow.Coder.INSTANCE;
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    Coder<Object> accumulatorCoder = (Coder) Sum.ofIntegers().getAccumulatorCoder(CoderRegistry.createDefault(), VarIntCoder.of());
+    KeyWindowCombiner combiner = new KeyWindowCombiner("Sum", Sum.ofIntegers(),
+        new SerializablePipelineOptions(PipelineOptionsFactory.create()), TimestampCombiner.END_OF_WINDOW);
+    ShuffleRecords records = ShuffleRecords.watch();
+    List<String> out = KeyedCombine.combine(
+            JavaSparkContext.fromSparkContext(TestSpark.session().sparkContext()).parallelize(numbers, 3)
+                .map(i -> WindowedValues.valueInGlobalWindow(KV.of((Object) new Name("k" + (i % 3)), (Object) 1))),
+            new KeyedCombine.Spec(combiner, keyCoder, windowCoder,
+                new CombineBuffer.BufferCoder(keyCoder, windowCoder, accumulatorCoder), KeyedCombine.MAP_SIDE_ENTRIES), 2)
+        .map(kv -> ((Name) kv.getValue().getKey()).value + "=" + kv.getValue().getValue())
+        .collect();
+    assertThat(records.writtenByMapTasks(), equalTo(9L));
+    assertThat(new java.util.TreeSet<>(out), equalTo(new java.util.TreeSet<>(List.of("k0=3334", "k1=3333", "k2=3333"))));
   }
 
   /** Shuffle records written by the map tasks of the jobs run while watching. */
