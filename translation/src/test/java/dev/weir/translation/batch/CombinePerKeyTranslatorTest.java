@@ -86,19 +86,10 @@ class CombinePerKeyTranslatorTest implements java.io.Serializable {
     for (int i = 0; i < 600; i++) {
       numbers.add(i);
     }
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    Coder<Object> keyCoder = (Coder) StringUtf8Coder.of();
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    Coder<BoundedWindow> windowCoder = (Coder) GlobalWindow.Coder.INSTANCE;
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    Coder<Object> accumulatorCoder = (Coder) Sum.ofIntegers().getAccumulatorCoder(CoderRegistry.createDefault(), VarIntCoder.of());
-    CombineBuffer.BufferCoder bufferCoder = new CombineBuffer.BufferCoder(keyCoder, windowCoder, accumulatorCoder);
-    KeyWindowCombiner combiner = new KeyWindowCombiner("Sum", Sum.ofIntegers(),
-        new SerializablePipelineOptions(PipelineOptionsFactory.create()), TimestampCombiner.END_OF_WINDOW);
     List<String> out = KeyedCombine.combine(
             JavaSparkContext.fromSparkContext(TestSpark.session().sparkContext()).parallelize(numbers, 3)
                 .map(i -> WindowedValues.valueInGlobalWindow(KV.of((Object) ("k" + (i % 50)), (Object) i))),
-            new KeyedCombine.Spec(combiner, keyCoder, windowCoder, bufferCoder, 2), 2)
+            integerSumInTheGlobalWindow(StringUtf8Coder.of(), 2), 2)
         .map(kv -> kv.getValue().getKey() + "=" + kv.getValue().getValue())
         .collect();
     Map<String, Integer> sums = new HashMap<>();
@@ -169,24 +160,26 @@ class CombinePerKeyTranslatorTest implements java.io.Serializable {
     for (int i = 0; i < 10_000; i++) {
       numbers.add(i);
     }
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    Coder<Object> keyCoder = (Coder) new NameCoder();
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    Coder<BoundedWindow> windowCoder = (Coder) GlobalWindow.Coder.INSTANCE;
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    Coder<Object> accumulatorCoder = (Coder) Sum.ofIntegers().getAccumulatorCoder(CoderRegistry.createDefault(), VarIntCoder.of());
-    KeyWindowCombiner combiner = new KeyWindowCombiner("Sum", Sum.ofIntegers(),
-        new SerializablePipelineOptions(PipelineOptionsFactory.create()), TimestampCombiner.END_OF_WINDOW);
     ShuffleRecords records = ShuffleRecords.watch();
     List<String> out = KeyedCombine.combine(
             JavaSparkContext.fromSparkContext(TestSpark.session().sparkContext()).parallelize(numbers, 3)
                 .map(i -> WindowedValues.valueInGlobalWindow(KV.of((Object) new Name("k" + (i % 3)), (Object) 1))),
-            new KeyedCombine.Spec(combiner, keyCoder, windowCoder,
-                new CombineBuffer.BufferCoder(keyCoder, windowCoder, accumulatorCoder), KeyedCombine.MAP_SIDE_ENTRIES), 2)
+            integerSumInTheGlobalWindow(new NameCoder(), KeyedCombine.MAP_SIDE_ENTRIES), 2)
         .map(kv -> ((Name) kv.getValue().getKey()).value + "=" + kv.getValue().getValue())
         .collect();
     assertThat(records.writtenByMapTasks(), equalTo(9L));
     assertThat(new java.util.TreeSet<>(out), equalTo(new java.util.TreeSet<>(List.of("k0=3334", "k1=3333", "k2=3333"))));
+  }
+
+  /** {@link KeyedCombine}'s spec for {@code Sum.ofIntegers()} per key of {@code keyCoder}, in the global window. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static KeyedCombine.Spec integerSumInTheGlobalWindow(Coder<?> keyCoder, int mapSideEntries) {
+    Coder<BoundedWindow> windowCoder = (Coder) GlobalWindow.Coder.INSTANCE;
+    Coder<Object> accumulatorCoder = (Coder) Sum.ofIntegers().getAccumulatorCoder(CoderRegistry.createDefault(), VarIntCoder.of());
+    KeyWindowCombiner combiner = new KeyWindowCombiner("Sum", Sum.ofIntegers(),
+        new SerializablePipelineOptions(PipelineOptionsFactory.create()), TimestampCombiner.END_OF_WINDOW);
+    return new KeyedCombine.Spec(combiner, (Coder<Object>) keyCoder, windowCoder,
+        new CombineBuffer.BufferCoder((Coder<Object>) keyCoder, windowCoder, accumulatorCoder), mapSideEntries);
   }
 
   /** Shuffle records written by the map tasks of the jobs run while watching. */
