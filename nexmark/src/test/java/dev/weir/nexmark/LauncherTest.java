@@ -57,7 +57,10 @@ class LauncherTest {
     assertThat("results equal the model", correct, is(true));
     try (ResultsHistory h = new ResultsHistory(history)) {
       RunRecord run = h.all().get(0);
-      assertThat("the stream takes its 3 s", run.runtimeMs(), greaterThanOrEqualTo(3_000L));
+      // At 10,000 events/s the 30,000th event arrives 2,999.9 ms into the stream, which the
+      // generator's millisecond timestamps make 2,999 ms; the wall clock's own millisecond
+      // rounding of the start may take one more off.
+      assertThat("the stream takes its 3 s", run.runtimeMs(), greaterThanOrEqualTo(2_998L));
       assertThat(run.latencyP50Ms(), greaterThanOrEqualTo(0L));
       assertThat(run.latencyP99Ms(), greaterThanOrEqualTo(run.latencyP50Ms()));
       assertThat("no latency beyond the run", run.latencyP99Ms(), lessThanOrEqualTo(run.runtimeMs()));
