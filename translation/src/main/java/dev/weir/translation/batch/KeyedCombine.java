@@ -1,5 +1,6 @@
 package dev.weir.translation.batch;
 
+import dev.weir.encoders.CoderBytes;
 import dev.weir.translation.StepFailure;
 import java.io.Serializable;
 import java.util.Arrays;
@@ -9,7 +10,6 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
-import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.spark.HashPartitioner;
@@ -42,7 +42,7 @@ final class KeyedCombine {
     final KeyWindowCombiner combiner;
     final Coder<Object> keyCoder;
     final Coder<BoundedWindow> windowCoder;
-    final CombineBuffer.BufferCoder bufferCoder;
+    final CoderBytes<CombineBuffer> buffers;
     final int mapSideEntries;
 
     Spec(KeyWindowCombiner combiner, Coder<Object> keyCoder, Coder<BoundedWindow> windowCoder,
@@ -50,7 +50,7 @@ final class KeyedCombine {
       this.combiner = combiner;
       this.keyCoder = keyCoder;
       this.windowCoder = windowCoder;
-      this.bufferCoder = bufferCoder;
+      this.buffers = CoderBytes.of(bufferCoder);
       this.mapSideEntries = mapSideEntries;
     }
   }
@@ -142,7 +142,7 @@ final class KeyedCombine {
           try {
             return new Tuple2<>(
                 new KeyBytes(groupingKey.bytes(buffer.key, buffer.window)),
-                CoderUtils.encodeToByteArray(spec.bufferCoder, buffer));
+                spec.buffers.encode(buffer));
           } catch (Exception ex) {
             throw new StepFailure(spec.combiner.stepName(), ex);
           }
@@ -214,7 +214,7 @@ final class KeyedCombine {
 
         private CombineBuffer decode(byte[] bytes) {
           try {
-            return CoderUtils.decodeFromByteArray(spec.bufferCoder, bytes);
+            return spec.buffers.decode(bytes);
           } catch (Exception e) {
             throw new StepFailure(spec.combiner.stepName(), e);
           }

@@ -1,11 +1,11 @@
 package dev.weir.translation.batch;
 
+import dev.weir.encoders.CoderBytes;
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.transforms.PTransform;
-import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.WindowedValue;
@@ -53,17 +53,17 @@ public final class ReshuffleTranslator implements TransformTranslator<PTransform
   /** Pairs an element with the Beam encoding of its key. */
   static final class WithKeyBytes
       implements MapFunction<WindowedValue<Object>, Tuple2<byte[], WindowedValue<Object>>> {
-    private final Coder<Object> keyCoder;
+    private final CoderBytes<Object> keyCoder;
 
     WithKeyBytes(Coder<Object> keyCoder) {
-      this.keyCoder = keyCoder;
+      this.keyCoder = CoderBytes.of(keyCoder);
     }
 
     @Override
     @SuppressWarnings("unchecked")
     public Tuple2<byte[], WindowedValue<Object>> call(WindowedValue<Object> value) throws Exception {
       return new Tuple2<>(
-          CoderUtils.encodeToByteArray(keyCoder, ((KV<Object, Object>) value.getValue()).getKey()), value);
+          keyCoder.encode(((KV<Object, Object>) value.getValue()).getKey()), value);
     }
   }
 

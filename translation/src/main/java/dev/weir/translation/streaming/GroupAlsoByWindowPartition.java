@@ -1,5 +1,6 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.encoders.CoderBytes;
 import dev.weir.translation.StepFailure;
 import dev.weir.translation.TimePolicies;
 import dev.weir.translation.runtime.TimerAdvance;
@@ -26,7 +27,6 @@ import org.apache.beam.runners.core.triggers.TriggerStateMachines;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.metrics.MetricName;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
-import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.util.construction.TriggerTranslation;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.WindowedValue;
@@ -114,6 +114,9 @@ final class GroupAlsoByWindowPartition
     private final ExecutableTriggerStateMachine trigger;
     private final CounterCell dropped = new CounterCell(MetricName.named(ReduceFnRunner.class, "droppedDueToLateness"));
     private final List<WindowedValue<KV<Object, Iterable<Object>>>> out = new ArrayList<>();
+    private final CoderBytes<Object> keyBytes = CoderBytes.of(spec.keyCoder);
+    private final CoderBytes<WindowedValue<Object>> elementBytes = CoderBytes.of(spec.elementCoder);
+    private final CoderBytes<WindowedValue<KV<Object, Iterable<Object>>>> outputBytes = CoderBytes.of(spec.outputCoder);
     private int next;
     private boolean committed;
 
@@ -147,7 +150,7 @@ final class GroupAlsoByWindowPartition
         throw new java.util.NoSuchElementException();
       }
       try {
-        return CoderUtils.encodeToByteArray(spec.outputCoder, out.get(next++));
+        return outputBytes.encode(out.get(next++));
       } catch (Exception e) {
         throw new StepFailure(spec.stepName, e);
       }
@@ -158,10 +161,10 @@ final class GroupAlsoByWindowPartition
         KeyGroups.Group group = groups.next();
         List<WindowedValue<Object>> elements = new ArrayList<>(group.elements().size());
         for (byte[] element : group.elements()) {
-          elements.add(CoderUtils.decodeFromByteArray(spec.elementCoder, element));
+          elements.add(elementBytes.decode(element));
         }
         KeyState key =
-            state.getOrCreate(group.key(), CoderUtils.decodeFromByteArray(spec.keyCoder, group.key().array()), spec.inputBefore);
+            state.getOrCreate(group.key(), keyBytes.decode(group.key().array()), spec.inputBefore);
         key.catchUp(spec.inputBefore, spec.processingTime);
         // Timers that fell due while the epoch's elements were on their way fire before they
         // arrive, so that their panes do not take in elements that came later.

@@ -1,12 +1,12 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.encoders.CoderBytes;
 import dev.weir.translation.TimePolicies;
 import dev.weir.translation.TranslationContext;
 import java.util.Arrays;
 import java.util.Map;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
-import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.spark.Partitioner;
@@ -244,14 +244,14 @@ final class KeyedShuffle {
 
   private static final class ByKey
       implements PairFunction<WindowedValue<KV<Object, Object>>, Integer, Tuple2<byte[], byte[]>> {
-    private final Coder<Object> keyCoder;
-    private final Coder<WindowedValue<Object>> elementCoder;
+    private final CoderBytes<Object> keyCoder;
+    private final CoderBytes<WindowedValue<Object>> elementCoder;
     private final boolean withKey;
     private final int partitions;
 
     ByKey(Coder<Object> keyCoder, Coder<WindowedValue<Object>> elementCoder, boolean withKey, int partitions) {
-      this.keyCoder = keyCoder;
-      this.elementCoder = elementCoder;
+      this.keyCoder = CoderBytes.of(keyCoder);
+      this.elementCoder = CoderBytes.of(elementCoder);
       this.withKey = withKey;
       this.partitions = partitions;
     }
@@ -259,11 +259,11 @@ final class KeyedShuffle {
     @Override
     @SuppressWarnings({"unchecked", "rawtypes"})
     public Tuple2<Integer, Tuple2<byte[], byte[]>> call(WindowedValue<KV<Object, Object>> e) throws Exception {
-      byte[] key = CoderUtils.encodeToByteArray(keyCoder, e.getValue().getKey());
+      byte[] key = keyCoder.encode(e.getValue().getKey());
       WindowedValue<Object> element = withKey ? (WindowedValue) e : e.withValue(e.getValue().getValue());
       return new Tuple2<>(
           Math.floorMod(Arrays.hashCode(key), partitions),
-          new Tuple2<>(key, CoderUtils.encodeToByteArray(elementCoder, element)));
+          new Tuple2<>(key, elementCoder.encode(element)));
     }
   }
 

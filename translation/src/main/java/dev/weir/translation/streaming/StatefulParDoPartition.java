@@ -1,5 +1,6 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.encoders.CoderBytes;
 import dev.weir.translation.TimePolicies;
 import dev.weir.translation.runtime.DoFnBundle;
 import dev.weir.translation.runtime.CurrentKeyContext;
@@ -31,7 +32,6 @@ import org.apache.beam.sdk.state.TimeDomain;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.reflect.DoFnSignatures;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
-import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.beam.sdk.values.WindowingStrategy;
@@ -103,6 +103,7 @@ final class StatefulParDoPartition
     } catch (Exception e) {
       throw new dev.weir.translation.StepFailure(plan.dofn.stepName, e);
     }
+    CoderBytes<WindowedValue<Object>> outputBytes = CoderBytes.of(plan.outputCoder);
     return new Iterator<>() {
       @Override
       public boolean hasNext() {
@@ -112,7 +113,7 @@ final class StatefulParDoPartition
       @Override
       public byte[] next() {
         try {
-          return CoderUtils.encodeToByteArray(plan.outputCoder, bundle.next());
+          return outputBytes.encode(bundle.next());
         } catch (Exception e) {
           throw new IllegalStateException("Step '" + plan.dofn.stepName + "': could not encode an output", e);
         }
@@ -138,6 +139,7 @@ final class StatefulParDoPartition
      */
     private final DoFnRunner<Object, Object> keyRunner;
     private final CurrentKeyContext currentKey = new CurrentKeyContext(bundleFinalizer());
+    private final CoderBytes<WindowedValue<Object>> elementBytes = CoderBytes.of(plan.elementCoder);
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     Epoch(int partition, KeyedPartition state, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input) throws Exception {
@@ -166,7 +168,7 @@ final class StatefulParDoPartition
         KeyGroups.Group group = groups.next();
         Key key = null;
         for (byte[] element : group.elements()) {
-          WindowedValue<Object> value = CoderUtils.decodeFromByteArray(plan.elementCoder, element);
+          WindowedValue<Object> value = elementBytes.decode(element);
           if (key == null) {
             key = key(group.key(), value);
           }

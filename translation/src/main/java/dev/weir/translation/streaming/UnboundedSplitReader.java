@@ -1,5 +1,6 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.encoders.CoderBytes;
 import dev.weir.translation.StepFailure;
 import dev.weir.translation.metrics.BundleMetrics;
 import dev.weir.translation.metrics.PipelineMetrics;
@@ -70,7 +71,7 @@ final class UnboundedSplitReader implements FlatMapFunction<Iterator<UnboundedSp
   private final String stepName;
   private final SerializablePipelineOptions options;
   private final StreamingSettings settings;
-  private final Coder<WindowedValue<Object>> elementCoder;
+  private final CoderBytes<WindowedValue<Object>> elementCoder;
   private final PartitionReports<Report> reports;
   private final PipelineMetrics metrics;
 
@@ -86,7 +87,7 @@ final class UnboundedSplitReader implements FlatMapFunction<Iterator<UnboundedSp
     this.stepName = stepName;
     this.options = options;
     this.settings = settings;
-    this.elementCoder = elementCoder;
+    this.elementCoder = CoderBytes.of(elementCoder);
     this.reports = reports;
     this.metrics = metrics;
   }
@@ -160,8 +161,7 @@ final class UnboundedSplitReader implements FlatMapFunction<Iterator<UnboundedSp
       long now = System.currentTimeMillis();
       if (available) {
         out.add(
-            CoderUtils.encodeToByteArray(
-                elementCoder,
+            elementCoder.encode(
                 WindowedValues.of(
                     reader.getCurrent(), reader.getCurrentTimestamp(), GlobalWindow.INSTANCE, PaneInfo.NO_FIRING)));
         records++;
