@@ -204,7 +204,7 @@ public final class TranslationContext {
     int readers = consumers.getOrDefault(pc, 0);
     JavaRDD<WindowedValue<T>> named = rdd;
     if (readers > 1 && !persisted) {
-      named = persistEncoded(rdd, (Coder) SideInputData.elementCoder(pc));
+      named = persistOnce(rdd, (Coder) SideInputData.elementCoder(pc));
     }
     rdds.put(pc, named);
     if (readers == 0) {
@@ -213,10 +213,18 @@ public final class TranslationContext {
   }
 
   /**
-   * {@code rdd} computed once for every consumer: persisted as its elements' bytes in {@code
-   * coder}, and decoded again for each reader.
+   * {@code rdd} computed once for every consumer: persisted in {@link ElementChunk}s, which are
+   * in {@code coder}'s bytes only where Spark serializes them, or as the elements' bytes, decoded
+   * again for each reader, where the session's serializer would not write chunks through the
+   * coder.
    */
-  public <T> JavaRDD<T> persistEncoded(JavaRDD<T> rdd, Coder<T> coder) {
+  public <T> JavaRDD<T> persistOnce(JavaRDD<T> rdd, Coder<T> coder) {
+    if (ElementChunk.usable(session.sparkContext().conf())) {
+      JavaRDD<ElementChunk<T>> chunks =
+          rdd.mapPartitions(ElementChunk.chunks(coder), true).persist(StorageLevel.MEMORY_AND_DISK());
+      persistedRdds.add(chunks);
+      return chunks.flatMap(ElementChunk.elements());
+    }
     JavaRDD<byte[]> bytes = rdd.map(new CoderFunctions.Encode<>(coder)).persist(StorageLevel.MEMORY_AND_DISK());
     persistedRdds.add(bytes);
     return bytes.map(new CoderFunctions.Decode<>(coder));

@@ -141,7 +141,7 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     JavaRDD<WindowedValue<Object>> union = emitted;
     if (!persisted) {
       Coder<?> windowCoder = TranslationContext.windowCoder(outputs.get(tags.get(0)));
-      union = context.persistEncoded(emitted, (Coder) WindowedValues.getFullCoder(outputValueCoder(tags, context), (Coder) windowCoder));
+      union = context.persistOnce(emitted, (Coder) WindowedValues.getFullCoder(outputValueCoder(tags, context), (Coder) windowCoder));
     }
     for (int i = 0; i < tags.size(); i++) {
       context.putRdd(

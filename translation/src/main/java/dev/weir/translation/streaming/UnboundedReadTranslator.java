@@ -1,7 +1,6 @@
 package dev.weir.translation.streaming;
 
 import dev.weir.translation.TransformTranslator;
-import dev.weir.translation.CoderFunctions;
 import dev.weir.translation.TranslationContext;
 import dev.weir.translation.metrics.BundleMetrics;
 import java.util.ArrayList;
@@ -15,10 +14,10 @@ import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.util.SerializableUtils;
 import org.apache.beam.sdk.util.construction.SplittableParDo;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.beam.sdk.values.WindowedValues;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
-import org.apache.spark.storage.StorageLevel;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 import org.slf4j.Logger;
@@ -180,26 +179,19 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
     }
     PartitionReports<UnboundedSplitReader.Report> reports = new PartitionReports<>();
     context.session().sparkContext().register(reports);
-    JavaRDD<byte[]> read =
-        LocatedRdds.parallelize(context.session().sparkContext(), slices, locations, UnboundedSplitReader.Slice.class)
-            .mapPartitions(
-                new UnboundedSplitReader(
-                    run.runId(),
-                    context.metrics(),
-                    context.stepName(),
-                    context.options(),
-                    run.settings(),
-                    (org.apache.beam.sdk.coders.Coder) WindowedValues.getFullCoder(
-                        out.getCoder(), TranslationContext.windowCoder(out)),
-                    reports));
-    read.persist(StorageLevel.MEMORY_AND_DISK());
-    run.unpersistAtEpochEnd(read);
+    // The epoch's records are read once, however many steps read them: persisted for the epoch.
+    JavaRDD<WindowedValue<Object>> read =
+        context.persistOnce(
+            LocatedRdds.parallelize(context.session().sparkContext(), slices, locations, UnboundedSplitReader.Slice.class)
+                .mapPartitions(
+                    new UnboundedSplitReader(
+                        run.runId(), context.metrics(), context.stepName(), context.options(), run.settings(), reports)),
+            (org.apache.beam.sdk.coders.Coder) WindowedValues.getFullCoder(out.getCoder(), TranslationContext.windowCoder(out)));
     context.session().sparkContext().setJobDescription(context.stepName());
     long records = read.count();
     if (records > 0) {
       run.noteActivity();
     }
-
     long[] recordsRead = new long[splits.sources.size()];
     for (Map.Entry<Integer, UnboundedSplitReader.Report> r : reports.value().entrySet()) {
       int split = r.getKey();
@@ -240,10 +232,6 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
       context.putEmpty(out);
       return;
     }
-    context.putRdd(
-        out,
-        read.map(new CoderFunctions.Decode<>(
-            (org.apache.beam.sdk.coders.Coder) WindowedValues.getFullCoder(out.getCoder(), TranslationContext.windowCoder(out)))),
-        true);
+    context.putRdd(out, (JavaRDD) read, true);
   }
 }

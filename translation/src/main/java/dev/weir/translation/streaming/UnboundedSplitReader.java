@@ -1,6 +1,5 @@
 package dev.weir.translation.streaming;
 
-import dev.weir.encoders.CoderBytes;
 import dev.weir.translation.StepFailure;
 import dev.weir.translation.metrics.BundleMetrics;
 import dev.weir.translation.metrics.PipelineMetrics;
@@ -31,7 +30,8 @@ import scala.Tuple2;
  * ran, so that its next slice is scheduled there again. Before reading, it finalizes the marks of
  * the epochs already committed, with the live mark objects where the reader made them.
  */
-final class UnboundedSplitReader implements FlatMapFunction<Iterator<UnboundedSplitReader.Slice>, byte[]> {
+final class UnboundedSplitReader
+    implements FlatMapFunction<Iterator<UnboundedSplitReader.Slice>, WindowedValue<Object>> {
 
   /**
    * One split of epoch {@code epoch}: the mark it resumes from ({@code null} at the start), the
@@ -71,7 +71,6 @@ final class UnboundedSplitReader implements FlatMapFunction<Iterator<UnboundedSp
   private final String stepName;
   private final SerializablePipelineOptions options;
   private final StreamingSettings settings;
-  private final CoderBytes<WindowedValue<Object>> elementCoder;
   private final PartitionReports<Report> reports;
   private final PipelineMetrics metrics;
 
@@ -81,20 +80,18 @@ final class UnboundedSplitReader implements FlatMapFunction<Iterator<UnboundedSp
       String stepName,
       SerializablePipelineOptions options,
       StreamingSettings settings,
-      Coder<WindowedValue<Object>> elementCoder,
       PartitionReports<Report> reports) {
     this.runId = runId;
     this.stepName = stepName;
     this.options = options;
     this.settings = settings;
-    this.elementCoder = CoderBytes.of(elementCoder);
     this.reports = reports;
     this.metrics = metrics;
   }
 
   @Override
-  public Iterator<byte[]> call(Iterator<Slice> slices) {
-    List<byte[]> out = new ArrayList<>();
+  public Iterator<WindowedValue<Object>> call(Iterator<Slice> slices) {
+    List<WindowedValue<Object>> out = new ArrayList<>();
     BundleMetrics bundleMetrics = BundleMetrics.start(metrics, stepName);
     while (slices.hasNext()) {
       Slice slice = slices.next();
@@ -108,7 +105,7 @@ final class UnboundedSplitReader implements FlatMapFunction<Iterator<UnboundedSp
   }
 
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private Report read(Slice slice, List<byte[]> out) throws Exception {
+  private Report read(Slice slice, List<WindowedValue<Object>> out) throws Exception {
     SplitReaders.Entry entry =
         SplitReaders.lease(runId, stepName, slice.split(), slice.source(), options, slice.markEpoch(), slice.mark());
     boolean released = false;
@@ -136,7 +133,7 @@ final class UnboundedSplitReader implements FlatMapFunction<Iterator<UnboundedSp
   }
 
   /** Reads the slice's records into {@code out}; returns how many. */
-  private long readSlice(Slice slice, SplitReaders.Entry entry, List<byte[]> out) throws Exception {
+  private long readSlice(Slice slice, SplitReaders.Entry entry, List<WindowedValue<Object>> out) throws Exception {
     UnboundedSource.UnboundedReader<Object> reader = entry.reader;
     boolean exact = slice.records() >= 0;
     long limit = exact ? slice.records() : settings.maxRecordsPerSplit();
@@ -161,9 +158,7 @@ final class UnboundedSplitReader implements FlatMapFunction<Iterator<UnboundedSp
       long now = System.currentTimeMillis();
       if (available) {
         out.add(
-            elementCoder.encode(
-                WindowedValues.of(
-                    reader.getCurrent(), reader.getCurrentTimestamp(), GlobalWindow.INSTANCE, PaneInfo.NO_FIRING)));
+            WindowedValues.of(reader.getCurrent(), reader.getCurrentTimestamp(), GlobalWindow.INSTANCE, PaneInfo.NO_FIRING));
         records++;
         lastReady = now;
         backoff = 0;
