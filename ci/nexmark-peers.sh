@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Weir against its peers: the same Nexmark queries in batch on WeirRunner, then on Beam's
-# SparkRunner (Spark 3.5) and FlinkRunner (Flink 1.19) at Beam 2.70 (module nexmark-peers/), as
+# Weir against its peers: the same Nexmark queries in batch (or streaming, with --mode=STREAMING)
+# on WeirRunner, then on Beam's SparkRunner (Spark 3.5) and FlinkRunner (Flink 1.19) at Beam 2.70
+# (module nexmark-peers/), as
 # plain Spark (SparkNative: queries 0, 1, 2 and 5 without Beam) and on the DirectRunner, one after the other on N cores each, into the one results history and
 # dashboard (nexmark/nexmark-results/) under one run id; then the events/s per query and runner,
 # the ratio Weir/peer per query and its geometric mean per peer, as a text table here and as the
 # dashboard's "Weir vs peers" section.
 #
-#   bash ci/nexmark-peers.sh [launcher options]   e.g. --suite=SMOKE, --numEvents=1000000, --query=0,1,2
+#   bash ci/nexmark-peers.sh [launcher options]   e.g. --suite=SMOKE, --numEvents=1000000, --query=0,1,2,
+#                                                 --mode=STREAMING
 #
 # The options go to all five launches. N is NEXMARK_PEERS_CORES (default 2, this machine's
 # cores): Spark's local[N] for WeirRunner and SparkRunner, Flink's --parallelism, the
@@ -41,12 +43,24 @@ launch() {
 # as the queries ask for them (its batch defaults refuse the one and fire each window once).
 launch WeirRunner "-pl nexmark" "--runner=WeirRunner --sparkMaster=local[$cores] --processingTimeTimers=ALLOW \
 --processingTimeEndOfInput=FIRE_AND_QUIESCE --windowTriggers=ALLOW" "$@"
-launch SparkRunner "-f nexmark-peers/pom.xml" "--runner=SparkRunner --sparkMaster=local[$cores] --allowRefused" "$@"
+# With --mode=STREAMING every runner reads the unbounded source (FlinkRunner switches to its
+# streaming mode by itself), and two are left out: SparkRunner's streaming mode does not end when
+# its input does (waitUntilFinish waits for a stop that never comes: query 0 of SMOKE was still
+# running after 20 minutes), and plain Spark is batch only.
+streaming=false
+for arg in "$@"; do
+  [ "$arg" = --mode=STREAMING ] && streaming=true
+done
+if [ "$streaming" = false ]; then
+  launch SparkRunner "-f nexmark-peers/pom.xml" "--runner=SparkRunner --sparkMaster=local[$cores] --allowRefused" "$@"
+fi
 launch FlinkRunner "-f nexmark-peers/pom.xml" \
   "--runner=FlinkRunner --flinkMaster=[local] --parallelism=$cores --allowRefused" "$@"
 # The native Spark reference (queries 0, 1, 2 and 5 in plain Spark Datasets, on the same Spark
 # as WeirRunner's): what Spark itself does with the same events. It refuses the other queries.
-launch SparkNative "-pl nexmark" "--nativeSparkMaster=local[$cores] --allowRefused" "$@"
+if [ "$streaming" = false ]; then
+  launch SparkNative "-pl nexmark" "--nativeSparkMaster=local[$cores] --allowRefused" "$@"
+fi
 # The DirectRunner of the Nexmark module, at Weir's Beam version: the one ci/nexmark-smoke.sh
 # records under the same name, so its panel and baselines hold one DirectRunner only
 # (nexmark-peers has Beam 2.70's, for a run by hand).
@@ -61,6 +75,7 @@ awk '/^Weir vs peers, run /{p=1} /^run id /{p=0} p' "$logs/DirectRunner.log"
 # SparkNative has queries 0, 1, 2 and 5 only: its refusals of the others are expected, its
 # failures are listed.
 for name in SparkRunner FlinkRunner SparkNative DirectRunner; do
+  [ -f "$logs/$name.log" ] || continue
   pattern='^  (REFUSED by|FAILED on) '
   [ "$name" = SparkNative ] && pattern='^  FAILED on '
   awk -v runner="$name" -v pattern="$pattern" '/^query [0-9]+ /{q=$2} $0 ~ pattern {sub(/^  /, ""); print runner ", query " q ": " $0}' \
