@@ -29,6 +29,7 @@ final class KeyStateInternals implements KeyStateCells {
   private final Map<String, Map<String, StateCells.Cell>> cells = new HashMap<>();
   /** Cells read from a checkpoint and not asked for since: kind and bytes, by namespace and tag. */
   private final Map<String, Map<String, Blob>> restored = new HashMap<>();
+  private final NamespaceKeyMemo namespaceKeys = new NamespaceKeyMemo();
 
   private record Blob(byte kind, byte[] bytes) {}
 
@@ -44,7 +45,7 @@ final class KeyStateInternals implements KeyStateCells {
   @Override
   @SuppressWarnings("unchecked")
   public <T extends State> T state(StateNamespace namespace, StateTag<T> address, StateContext<?> c) {
-    String ns = namespace.stringKey();
+    String ns = namespaceKeys.of(namespace);
     Map<String, StateCells.Cell> byTag = cells.computeIfAbsent(ns, k -> new HashMap<>());
     StateCells.Cell cell = byTag.get(address.getId());
     if (cell == null) {

@@ -38,6 +38,7 @@ final class RocksDbCells implements KeyStateCells {
   private final byte[] keyBytes;
   private final RocksDbKeyRecords store;
   private final Map<String, State> cells = new HashMap<>();
+  private final NamespaceKeyMemo namespaceKeys = new NamespaceKeyMemo();
   /** Whether the key has a meta record in the store (see {@link RocksDbPartition}). */
   boolean persisted;
   /** Whether the key had state when loaded, and its earliest hold then (or {@link KeyState#NONE}). */
@@ -66,7 +67,7 @@ final class RocksDbCells implements KeyStateCells {
   @Override
   @SuppressWarnings("unchecked")
   public <T extends State> T state(StateNamespace namespace, StateTag<T> address, StateContext<?> c) {
-    String ns = namespace.stringKey();
+    String ns = namespaceKeys.of(namespace);
     String id = ns + '\u0000' + address.getId();
     State cell = cells.get(id);
     if (cell == null) {

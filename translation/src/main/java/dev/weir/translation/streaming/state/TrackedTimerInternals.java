@@ -17,14 +17,15 @@ import org.joda.time.Instant;
 public final class TrackedTimerInternals implements TimerInternals {
   private final InMemoryTimerInternals timers;
   private final Map<String, TimerData> pending;
+  private final NamespaceKeyMemo namespaceKeys = new NamespaceKeyMemo();
 
   TrackedTimerInternals(InMemoryTimerInternals timers, Map<String, TimerData> pending) {
     this.timers = timers;
     this.pending = pending;
   }
 
-  private static String id(StateNamespace namespace, String timerId, String family) {
-    return namespace.stringKey() + '\u0000' + timerId + '\u0000' + family;
+  private String id(StateNamespace namespace, String timerId, String family) {
+    return namespaceKeys.of(namespace) + '\u0000' + timerId + '\u0000' + family;
   }
 
   @Override
