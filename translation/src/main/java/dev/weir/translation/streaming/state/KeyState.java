@@ -42,6 +42,11 @@ public final class KeyState implements TimerAdvance.KeyTimers {
     this.tracked = new TrackedTimerInternals(timers, pendingTimers);
   }
 
+  /** Once the key is put away: its timers forget the namespaces' keys they remembered. */
+  void forgetNamespaceKeys() {
+    tracked.forgetNamespaceKeys();
+  }
+
   /**
    * Brings a key the epoch has not touched so far up to the watermark the epoch started at and
    * to its processing time; neither ever goes back.

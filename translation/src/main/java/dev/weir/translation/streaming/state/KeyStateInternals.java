@@ -69,6 +69,7 @@ final class KeyStateInternals implements KeyStateCells {
 
   /** Drops cells that hold nothing: reading them again gives a fresh, equally empty cell. */
   void compact() {
+    namespaceKeys.clear();
     Iterator<Map<String, StateCells.Cell>> namespaces = cells.values().iterator();
     while (namespaces.hasNext()) {
       Map<String, StateCells.Cell> byTag = namespaces.next();

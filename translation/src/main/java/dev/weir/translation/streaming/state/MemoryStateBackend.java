@@ -180,6 +180,7 @@ public final class MemoryStateBackend implements StateBackend {
     @Override
     public void touch(ByteBuffer key, KeyState keyState, boolean timerHolds, boolean processingTimersEmit) {
       ((KeyStateInternals) keyState.state).compact();
+      keyState.forgetNamespaceKeys();
       keyState.touchedIn = epoch;
       dirty.add(key);
       unindex(key, keyState);

@@ -58,6 +58,11 @@ public final class TrackedTimerInternals implements TimerInternals {
     pending.remove(id(timer.getNamespace(), timer.getTimerId(), timer.getTimerFamilyId()));
   }
 
+  /** Forgets the namespaces' keys remembered while the key was worked on. */
+  void forgetNamespaceKeys() {
+    namespaceKeys.clear();
+  }
+
   /** Takes a due timer out (it is about to fire), or returns null. */
   @Nullable
   public TimerData removeNext(TimeDomain domain) {

@@ -28,5 +28,12 @@ class NamespaceKeyMemoTest {
     for (StateNamespace namespace : asked) {
       assertThat(namespace.toString(), memo.of(namespace), equalTo(namespace.stringKey()));
     }
+    // More windows than it remembers, round and round, and again after it was cleared.
+    for (int round = 0; round < 3; round++) {
+      for (long start = 0; start < 24; start += 2) {
+        assertThat(memo.of(window(start)), equalTo(window(start).stringKey()));
+      }
+      memo.clear();
+    }
   }
 }
