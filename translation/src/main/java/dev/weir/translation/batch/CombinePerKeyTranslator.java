@@ -2,6 +2,8 @@ package dev.weir.translation.batch;
 
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
+import dev.weir.translation.runtime.CombineBuffer;
+import dev.weir.translation.runtime.KeyWindowCombiner;
 import org.apache.beam.sdk.coders.CannotProvideCoderException;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;

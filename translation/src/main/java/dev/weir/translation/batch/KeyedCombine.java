@@ -2,11 +2,12 @@ package dev.weir.translation.batch;
 
 import dev.weir.encoders.CoderBytes;
 import dev.weir.translation.StepFailure;
+import dev.weir.translation.runtime.CombineBuffer;
+import dev.weir.translation.runtime.KeyWindowCombiner;
+import dev.weir.translation.runtime.PartialCombine;
 import java.io.Serializable;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.Iterator;
-import java.util.Map;
 import java.util.NoSuchElementException;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
@@ -20,8 +21,8 @@ import scala.Tuple2;
 
 /**
  * A non-merging {@code Combine.PerKey} on Spark partitions: each input partition adds its
- * elements into one Beam accumulator per (key, window), held decoded in a hash map (so an update
- * costs no encoding), and sends each accumulator once, Beam-encoded, through one shuffle; the
+ * elements into one Beam accumulator per (key, window) ({@link PartialCombine}), and sends each
+ * accumulator once, Beam-encoded, through one shuffle; the
  * receiving partition sorts them by (key, window), so equal ones arrive together, and merges
  * them one (key, window) at a time. Memory stays bounded on both sides: the map is sent on
  * whenever it holds {@value #MAP_SIDE_ENTRIES} accumulators (by default), and the sort is
@@ -33,7 +34,7 @@ import scala.Tuple2;
  */
 final class KeyedCombine {
   /** The most accumulators a partition holds before it sends them on. */
-  static final int MAP_SIDE_ENTRIES = 100_000;
+  static final int MAP_SIDE_ENTRIES = PartialCombine.MAX_ENTRIES;
 
   private KeyedCombine() {}
 
@@ -89,16 +90,7 @@ final class KeyedCombine {
     }
   }
 
-  /**
-   * A (key, window) on the map side: their structural values (Beam's {@code
-   * Coder.structuralValue}: the objects themselves when the coder is consistent with equals, as
-   * for longs, strings and interval windows, their encoding otherwise), so that an element costs
-   * no encoding; equal structural values are equal encodings, so the map groups as the shuffle
-   * does.
-   */
-  private record Structural(Object key, Object window) {}
-
-  /** Adds a partition's elements into accumulators; sends each on, encoded, when the map is full or the input ends. */
+  /** Adds a partition's elements into accumulators ({@link PartialCombine}) and sends each on, encoded. */
   private static final class MapSide
       implements PairFlatMapFunction<Iterator<WindowedValue<KV<Object, Object>>>, KeyBytes, byte[]> {
     private final Spec spec;
@@ -109,65 +101,22 @@ final class KeyedCombine {
 
     @Override
     public Iterator<Tuple2<KeyBytes, byte[]>> call(Iterator<WindowedValue<KV<Object, Object>>> input) {
+      PartialCombine partial = new PartialCombine(input, spec.combiner, spec.keyCoder, spec.windowCoder, spec.mapSideEntries);
+      /* The same (key, window) bytes as the GroupByKey translation groups by. */
+      GroupByKeyTranslator.GroupingKey groupingKey = new GroupByKeyTranslator.GroupingKey(spec.keyCoder, spec.windowCoder);
       return new Iterator<>() {
-        final Map<Structural, CombineBuffer> buffers = new HashMap<>();
-        /** The same (key, window) bytes as the GroupByKey translation groups by. */
-        final GroupByKeyTranslator.GroupingKey groupingKey =
-            new GroupByKeyTranslator.GroupingKey(spec.keyCoder, spec.windowCoder);
-        Iterator<CombineBuffer> sending;
-
         @Override
         public boolean hasNext() {
-          if (sending != null && sending.hasNext()) {
-            return true;
-          }
-          buffers.clear();
-          sending = null;
-          while (input.hasNext() && buffers.size() < spec.mapSideEntries) {
-            add(input.next());
-          }
-          if (buffers.isEmpty()) {
-            return false;
-          }
-          sending = buffers.values().iterator();
-          return true;
+          return partial.hasNext();
         }
 
         @Override
         public Tuple2<KeyBytes, byte[]> next() {
-          if (!hasNext()) {
-            throw new NoSuchElementException();
-          }
-          CombineBuffer buffer = sending.next();
+          CombineBuffer buffer = partial.next();
           try {
-            return new Tuple2<>(
-                new KeyBytes(groupingKey.bytes(buffer.key, buffer.window)),
-                spec.buffers.encode(buffer));
+            return new Tuple2<>(new KeyBytes(groupingKey.bytes(buffer.key, buffer.window)), spec.buffers.encode(buffer));
           } catch (Exception ex) {
             throw new StepFailure(spec.combiner.stepName(), ex);
-          }
-        }
-
-        /** Into each of the element's windows, without a windowed copy of it per window. */
-        private void add(WindowedValue<KV<Object, Object>> element) {
-          KV<Object, Object> kv = element.getValue();
-          Object key = structural(spec.keyCoder, kv.getKey());
-          for (BoundedWindow window : element.getWindows()) {
-            Structural at = new Structural(key, structural(spec.windowCoder, window));
-            CombineBuffer buffer = buffers.get(at);
-            if (buffer == null) {
-              buffer = spec.combiner.zero();
-              buffers.put(at, buffer);
-            }
-            spec.combiner.reduce(buffer, kv, element.getTimestamp(), window);
-          }
-        }
-
-        private <T> Object structural(Coder<T> coder, T value) {
-          try {
-            return coder.structuralValue(value);
-          } catch (Exception e) {
-            throw new StepFailure(spec.combiner.stepName(), e);
           }
         }
       };

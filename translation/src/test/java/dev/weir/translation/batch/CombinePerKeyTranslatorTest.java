@@ -8,6 +8,8 @@ import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.nullValue;
 
 import dev.weir.translation.TestSpark;
+import dev.weir.translation.runtime.CombineBuffer;
+import dev.weir.translation.runtime.KeyWindowCombiner;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

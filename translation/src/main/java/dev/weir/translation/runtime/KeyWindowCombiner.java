@@ -1,4 +1,4 @@
-package dev.weir.translation.batch;
+package dev.weir.translation.runtime;
 
 import dev.weir.translation.StepFailure;
 import java.util.List;
@@ -20,11 +20,12 @@ import org.joda.time.Instant;
 /**
  * A Beam {@code CombineFn} over the elements of one (key, window), in the shape of a partial
  * aggregation: an empty buffer, an element added, two buffers merged, the output extracted with
- * its window, timestamp and pane ({@link KeyedCombine} runs it on both sides of its shuffle).
+ * its window, timestamp and pane. {@link PartialCombine} runs it before a shuffle; batch merges
+ * and extracts after it, streaming hands the accumulators to Beam's {@code ReduceFnRunner}.
  * Works for {@code CombineFnWithContext} without side inputs: the context gives the pipeline
  * options.
  */
-final class KeyWindowCombiner implements java.io.Serializable {
+public final class KeyWindowCombiner implements java.io.Serializable {
   private final String stepName;
   private final CombineFnWithContext<Object, Object, Object> fn;
   private final SerializablePipelineOptions options;
@@ -32,7 +33,7 @@ final class KeyWindowCombiner implements java.io.Serializable {
   private transient CombineWithContext.Context context;
 
   @SuppressWarnings("unchecked")
-  KeyWindowCombiner(
+  public KeyWindowCombiner(
       String stepName, GlobalCombineFn<?, ?, ?> fn, SerializablePipelineOptions options, TimestampCombiner timestampCombiner) {
     this.stepName = stepName;
     this.fn = (CombineFnWithContext<Object, Object, Object>) CombineFnUtil.toFnWithContext(fn);
@@ -40,7 +41,7 @@ final class KeyWindowCombiner implements java.io.Serializable {
     this.timestampCombiner = timestampCombiner;
   }
 
-  String stepName() {
+  public String stepName() {
     return stepName;
   }
 
@@ -63,12 +64,12 @@ final class KeyWindowCombiner implements java.io.Serializable {
     return context;
   }
 
-  CombineBuffer zero() {
+  public CombineBuffer zero() {
     return new CombineBuffer();
   }
 
   /** Adds an element's value in one of its windows. */
-  CombineBuffer reduce(CombineBuffer buffer, KV<Object, Object> element, Instant timestamp, BoundedWindow window) {
+  public CombineBuffer reduce(CombineBuffer buffer, KV<Object, Object> element, Instant timestamp, BoundedWindow window) {
     try {
       Object accumulator = buffer.accumulator;
       if (buffer.isEmpty()) {
@@ -85,7 +86,7 @@ final class KeyWindowCombiner implements java.io.Serializable {
     }
   }
 
-  CombineBuffer merge(CombineBuffer a, CombineBuffer b) {
+  public CombineBuffer merge(CombineBuffer a, CombineBuffer b) {
     if (b.isEmpty()) {
       return a;
     }
@@ -101,7 +102,7 @@ final class KeyWindowCombiner implements java.io.Serializable {
     }
   }
 
-  WindowedValue<KV<Object, Object>> finish(CombineBuffer buffer) {
+  public WindowedValue<KV<Object, Object>> finish(CombineBuffer buffer) {
     try {
       Object output = fn.extractOutput(buffer.accumulator, context());
       return WindowedValues.of(

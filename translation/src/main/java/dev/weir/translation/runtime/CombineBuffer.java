@@ -1,4 +1,4 @@
-package dev.weir.translation.batch;
+package dev.weir.translation.runtime;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,23 +15,23 @@ import org.joda.time.Instant;
  * plus what the output needs, the key, the window and the output timestamp so far. Empty
  * ({@code accumulator == null}) until the first input arrives.
  */
-final class CombineBuffer {
-  Object key;
-  BoundedWindow window;
-  Instant timestamp;
-  Object accumulator;
+public final class CombineBuffer {
+  public Object key;
+  public BoundedWindow window;
+  public Instant timestamp;
+  public Object accumulator;
 
-  boolean isEmpty() {
+  public boolean isEmpty() {
     return accumulator == null;
   }
 
   /** Beam-encodes a buffer for Spark's shuffle between partial and final aggregation. */
-  static final class BufferCoder extends CustomCoder<CombineBuffer> {
+  public static final class BufferCoder extends CustomCoder<CombineBuffer> {
     private final Coder<Object> keyCoder;
     private final Coder<BoundedWindow> windowCoder;
     private final Coder<Object> accumulatorCoder;
 
-    BufferCoder(Coder<Object> keyCoder, Coder<BoundedWindow> windowCoder, Coder<Object> accumulatorCoder) {
+    public BufferCoder(Coder<Object> keyCoder, Coder<BoundedWindow> windowCoder, Coder<Object> accumulatorCoder) {
       this.keyCoder = keyCoder;
       this.windowCoder = windowCoder;
       this.accumulatorCoder = accumulatorCoder;
