@@ -41,6 +41,7 @@ import org.apache.beam.sdk.transforms.WithKeys;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
+import org.apache.beam.sdk.transforms.windowing.SlidingWindows;
 import org.apache.beam.sdk.transforms.windowing.TimestampCombiner;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
@@ -412,6 +413,46 @@ class StreamingTest {
   }
 
   /**
+   * A sum per key over sliding windows (10 s, every 5 s), which streaming combines on the map
+   * side of its shuffle and keeps as one accumulator per key and window across epochs. The
+   * TestStream's events are one epoch each: two epochs of elements, the watermark to 10 s (the
+   * windows ending at 5 s and 10 s fire on time), a late element at 3 s within the allowed
+   * lateness (both of its windows fire a late pane, accumulating), the end. Each sum follows from
+   * the input: "a" at 1, 6, 8 s and late at 3 s; "b" at 7 s.
+   */
+  @Test
+  void aSlidingWindowSumAddsUpAcrossEpochsAndFiresLatePanes() {
+    Pipeline p = Pipelines.create();
+    TestStream<KV<String, Integer>> events =
+        TestStream.create(KvCoder.of(StringUtf8Coder.of(), VarIntCoder.of()))
+            .addElements(
+                TimestampedValue.of(KV.of("a", 1), sec(1)),
+                TimestampedValue.of(KV.of("a", 2), sec(6)),
+                TimestampedValue.of(KV.of("b", 10), sec(7)))
+            .addElements(TimestampedValue.of(KV.of("a", 4), sec(8)))
+            .advanceWatermarkTo(sec(10))
+            .addElements(TimestampedValue.of(KV.of("a", 8), sec(3)))
+            .advanceWatermarkToInfinity();
+    PCollection<KV<String, Integer>> sums =
+        p.apply(events)
+            .apply(
+                Window.<KV<String, Integer>>into(SlidingWindows.of(Duration.standardSeconds(10)).every(Duration.standardSeconds(5)))
+                    .withAllowedLateness(Duration.standardMinutes(1))
+                    .accumulatingFiredPanes())
+            .apply("Sum", Sum.integersPerKey());
+    PAssert.that(sums.apply("Describe", ParDo.of(new DescribeSum())))
+        .containsInAnyOrder(
+            "a 1 ON_TIME, window ending 4999",
+            "a 9 LATE, window ending 4999",
+            "a 7 ON_TIME, window ending 9999",
+            "a 15 LATE, window ending 9999",
+            "a 6 ON_TIME, window ending 14999",
+            "b 10 ON_TIME, window ending 9999",
+            "b 10 ON_TIME, window ending 14999");
+    assertThat(p.run().waitUntilFinish(), equalTo(PipelineResult.State.DONE));
+  }
+
+  /**
    * A grouping runs its Spark job only in the epochs that have something for it: elements, or a
    * window that the watermark closes. The TestStream's events are one epoch each: elements (1),
    * three watermarks short of the window's end (2-4), the watermark past it (5), the end (6).
@@ -614,6 +655,14 @@ class StreamingTest {
       c.element().getValue().forEach(values::add);
       java.util.Collections.sort(values);
       c.output(c.element().getKey() + " " + values + " " + c.pane().getTiming() + ", window ending "
+          + window.maxTimestamp().getMillis());
+    }
+  }
+
+  private static final class DescribeSum extends DoFn<KV<String, Integer>, String> {
+    @ProcessElement
+    public void process(ProcessContext c, BoundedWindow window) {
+      c.output(c.element().getKey() + " " + c.element().getValue() + " " + c.pane().getTiming() + ", window ending "
           + window.maxTimestamp().getMillis());
     }
   }

@@ -11,6 +11,7 @@ import dev.weir.translation.batch.ReshuffleTranslator;
 import dev.weir.translation.batch.SplittableProcessTranslator;
 import dev.weir.translation.batch.WindowAssignTranslator;
 import dev.weir.translation.streaming.BoundedSourceStreamingTranslator;
+import dev.weir.translation.streaming.CombinePerKeyStreamingTranslator;
 import dev.weir.translation.streaming.FlattenStreamingTranslator;
 import dev.weir.translation.streaming.GroupByKeyStreamingTranslator;
 import dev.weir.translation.streaming.ParDoStreamingTranslator;
@@ -68,7 +69,8 @@ final class TranslatorRegistry {
   static {
     // Bounded sources are read whole in the first epoch; stateless steps run per epoch as in
     // batch, over RDDs of the epoch's elements; groupings keep state across epochs; Combine.PerKey
-    // expands to GroupByKey and a ParDo.
+    // combines on the map side first, or, where that could change its result, expands to
+    // GroupByKey and a ParDo.
     STREAMING.put(Impulse.class, new BoundedSourceStreamingTranslator<>(new ImpulseTranslator()));
     BoundedSourceStreamingTranslator<?> boundedRead = new BoundedSourceStreamingTranslator<>(new ReadBoundedTranslator());
     STREAMING.put(Read.Bounded.class, boundedRead);
@@ -79,6 +81,7 @@ final class TranslatorRegistry {
     STREAMING.put(TestStream.class, new TestStreamTranslator<>());
     STREAMING.put(ParDo.MultiOutput.class, new ParDoStreamingTranslator());
     STREAMING.put(GroupByKey.class, new GroupByKeyStreamingTranslator());
+    STREAMING.put(Combine.PerKey.class, new CombinePerKeyStreamingTranslator());
     STREAMING.put(SplittableParDo.ProcessKeyedElements.class, new SplittableProcessStreamingTranslator());
     STREAMING.put(Flatten.PCollections.class, new FlattenStreamingTranslator());
     STREAMING.put(Window.Assign.class, new WindowAssignStreamingTranslator());

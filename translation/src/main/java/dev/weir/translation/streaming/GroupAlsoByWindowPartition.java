@@ -55,9 +55,10 @@ final class GroupAlsoByWindowPartition
     long stateEpoch;
     WindowingStrategy<?, BoundedWindow> strategy;
     Coder<Object> keyCoder;
-    Coder<Object> valueCoder;
+    /** What the step keeps per key and window, and what it emits: a buffer of the elements, or an accumulator. */
+    SystemReduceFn<Object, Object, ?, Object, BoundedWindow> reduceFn;
     Coder<WindowedValue<Object>> elementCoder;
-    Coder<WindowedValue<KV<Object, Iterable<Object>>>> outputCoder;
+    Coder<WindowedValue<KV<Object, Object>>> outputCoder;
     SerializablePipelineOptions options;
     TimePolicies policies;
     Instant inputBefore;
@@ -113,10 +114,10 @@ final class GroupAlsoByWindowPartition
     private final Iterator<ByteBuffer> due;
     private final ExecutableTriggerStateMachine trigger;
     private final CounterCell dropped = new CounterCell(MetricName.named(ReduceFnRunner.class, "droppedDueToLateness"));
-    private final List<WindowedValue<KV<Object, Iterable<Object>>>> out = new ArrayList<>();
+    private final List<WindowedValue<KV<Object, Object>>> out = new ArrayList<>();
     private final CoderBytes<Object> keyBytes = CoderBytes.of(spec.keyCoder);
     private final CoderBytes<WindowedValue<Object>> elementBytes = CoderBytes.of(spec.elementCoder);
-    private final CoderBytes<WindowedValue<KV<Object, Iterable<Object>>>> outputBytes = CoderBytes.of(spec.outputCoder);
+    private final CoderBytes<WindowedValue<KV<Object, Object>>> outputBytes = CoderBytes.of(spec.outputCoder);
     private int next;
     private boolean committed;
 
@@ -169,7 +170,7 @@ final class GroupAlsoByWindowPartition
         // Timers that fell due while the epoch's elements were on their way fire before they
         // arrive, so that their panes do not take in elements that came later.
         timerAdvance.beforeInput(key, new Runner(key, trigger, out)::fire, spec.processingTime);
-        ReduceFnRunner<Object, Object, Iterable<Object>, BoundedWindow> runner = runner(key, key.trackedTimers(), trigger, out);
+        ReduceFnRunner<Object, Object, Object, BoundedWindow> runner = runner(key, key.trackedTimers(), trigger, out);
         runner.processElements(LateDataUtils.dropExpiredWindows(key.state.getKey(), elements, key.timers, spec.strategy, dropped));
         runner.persist();
         advance(key, trigger, out);
@@ -192,11 +193,11 @@ final class GroupAlsoByWindowPartition
     }
   }
 
-  private ReduceFnRunner<Object, Object, Iterable<Object>, BoundedWindow> runner(
+  private ReduceFnRunner<Object, Object, Object, BoundedWindow> runner(
       KeyState key,
       TrackedTimerInternals timers,
       ExecutableTriggerStateMachine trigger,
-      List<WindowedValue<KV<Object, Iterable<Object>>>> out) {
+      List<WindowedValue<KV<Object, Object>>> out) {
     return new ReduceFnRunner<>(
         key.state.getKey(),
         spec.strategy,
@@ -205,7 +206,7 @@ final class GroupAlsoByWindowPartition
         timers,
         out::add,
         NullSideInputReader.empty(),
-        SystemReduceFn.buffering(spec.valueCoder),
+        spec.reduceFn,
         spec.options.get());
   }
 
@@ -220,7 +221,7 @@ final class GroupAlsoByWindowPartition
   private void advance(
       KeyState key,
       ExecutableTriggerStateMachine trigger,
-      List<WindowedValue<KV<Object, Iterable<Object>>>> out)
+      List<WindowedValue<KV<Object, Object>>> out)
       throws Exception {
     timerAdvance.advance(key, new Runner(key, trigger, out)::fire, spec.processingTime, spec.inputNow, spec.timerClock);
   }
@@ -229,14 +230,14 @@ final class GroupAlsoByWindowPartition
   private final class Runner {
     private final KeyState key;
     private final ExecutableTriggerStateMachine trigger;
-    private final List<WindowedValue<KV<Object, Iterable<Object>>>> out;
+    private final List<WindowedValue<KV<Object, Object>>> out;
     private final TrackedTimerInternals timers;
-    private ReduceFnRunner<Object, Object, Iterable<Object>, BoundedWindow> runner;
+    private ReduceFnRunner<Object, Object, Object, BoundedWindow> runner;
 
     Runner(
         KeyState key,
         ExecutableTriggerStateMachine trigger,
-        List<WindowedValue<KV<Object, Iterable<Object>>>> out) {
+        List<WindowedValue<KV<Object, Object>>> out) {
       this.key = key;
       this.trigger = trigger;
       this.out = out;

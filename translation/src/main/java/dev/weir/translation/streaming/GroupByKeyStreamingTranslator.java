@@ -6,11 +6,13 @@ import dev.weir.translation.CoderFunctions;
 import dev.weir.translation.TranslationContext;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.runners.core.SystemReduceFn;
 import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.transforms.windowing.DefaultTrigger;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.beam.sdk.values.WindowedValues;
 import org.apache.beam.sdk.values.WindowingStrategy;
 import org.apache.spark.api.java.JavaRDD;
@@ -30,12 +32,34 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
   }
 
   @Override
-  @SuppressWarnings({"unchecked", "rawtypes"})
+  @SuppressWarnings("unchecked")
   public void translate(GroupByKey<?, ?> transform, TranslationContext context) {
-    StreamingRun run = context.streaming();
     PCollection<KV<Object, Object>> input = context.input();
-    PCollection<KV<Object, Iterable<Object>>> output = context.output();
     KvCoder<Object, Object> kvCoder = (KvCoder<Object, Object>) input.getCoder();
+    reduceByKey(
+        context,
+        context.rdd(input),
+        kvCoder.getKeyCoder(),
+        kvCoder.getValueCoder(),
+        SystemReduceFn.buffering(kvCoder.getValueCoder()));
+  }
+
+  /**
+   * Runs a keyed step's epoch: {@code elements} (the step's input, or what a map side made of it,
+   * whose values {@code valueCoder} encodes) shuffled by key to the partitions that keep the keys'
+   * state, where Beam's {@code ReduceFnRunner} applies {@code reduceFn} per key and window under
+   * the input's windowing strategy, and the step's output is what it emits.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  static void reduceByKey(
+      TranslationContext context,
+      JavaRDD<? extends WindowedValue<? extends KV<?, ?>>> elements,
+      Coder<Object> keyCoder,
+      Coder<?> valueCoder,
+      SystemReduceFn<Object, ?, ?, ?, BoundedWindow> reduceFn) {
+    StreamingRun run = context.streaming();
+    PCollection<?> input = context.input();
+    PCollection<?> output = context.output();
     WindowingStrategy<?, BoundedWindow> strategy = (WindowingStrategy<?, BoundedWindow>) input.getWindowingStrategy();
     if (context.policies().windowTriggers() == TimePolicies.WindowTriggers.IGNORE) {
       strategy = strategy.withTrigger(DefaultTrigger.of());
@@ -55,9 +79,9 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
     spec.epoch = run.epoch();
     spec.stateEpoch = last.stateEpoch(run.epoch());
     spec.strategy = strategy;
-    spec.keyCoder = kvCoder.getKeyCoder();
-    spec.valueCoder = kvCoder.getValueCoder();
-    spec.elementCoder = (Coder) WindowedValues.getFullCoder(kvCoder.getValueCoder(), windowCoder);
+    spec.keyCoder = keyCoder;
+    spec.reduceFn = (SystemReduceFn) reduceFn;
+    spec.elementCoder = (Coder) WindowedValues.getFullCoder(valueCoder, windowCoder);
     spec.outputCoder = (Coder) WindowedValues.getFullCoder(output.getCoder(), windowCoder);
     spec.options = context.options();
     spec.policies = context.policies();
@@ -75,13 +99,13 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
     JavaRDD<byte[]> grouped =
         KeyedShuffle.pinned(
             context,
-            KeyedShuffle.byKey(context.rdd(input), kvCoder.getKeyCoder(), spec.elementCoder, false, partitions, spec.backend.groupsKeys())
+            KeyedShuffle.byKey(elements, keyCoder, spec.elementCoder, false, partitions, spec.backend.groupsKeys())
                 .mapPartitionsWithIndex(new GroupAlsoByWindowPartition(spec), true));
     KeyedShuffle.runOnce(context, grouped, spec.holds, partitions, last);
     run.reportOutputWatermark(last.outputWatermark(run.inputWatermark()));
     if (last.emittedNothing(context)) {
       return;
     }
-    context.putRdd(output, grouped.map(new CoderFunctions.Decode<>(spec.outputCoder)), true);
+    context.putRdd((PCollection<Object>) output, grouped.map(new CoderFunctions.Decode<>((Coder<WindowedValue<Object>>) (Coder) spec.outputCoder)), true);
   }
 }

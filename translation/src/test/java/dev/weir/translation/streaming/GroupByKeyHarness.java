@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.UUID;
+import org.apache.beam.runners.core.SystemReduceFn;
 import org.apache.beam.runners.core.construction.SerializablePipelineOptions;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.IterableCoder;
@@ -28,35 +29,64 @@ import scala.Tuple2;
  * Runs one partition of a streaming GroupByKey ({@link GroupAlsoByWindowPartition}) epoch by
  * epoch without Spark: elements are added for the next epoch, which then runs at a given input
  * watermark, epoch clock and step clock; its panes and the partition's report come back. State
- * lives in the executor's store under a run of its own, dropped on close.
+ * lives in the executor's store under a run of its own, dropped on close. The step buffers its
+ * values ({@link #buffering}), as a GroupByKey does, or combines them ({@link #combining}), as a
+ * Combine.PerKey does with the accumulators its map side sends.
  */
-final class GroupByKeyHarness<K, V> implements AutoCloseable {
+final class GroupByKeyHarness<K, V, O> implements AutoCloseable {
   private final String runId = "harness-" + UUID.randomUUID();
   private StateBackend backend = MemoryStateBackend.INSTANCE;
   private final WindowingStrategy<?, BoundedWindow> strategy;
   private final Coder<K> keyCoder;
-  private final Coder<V> valueCoder;
+  private final SystemReduceFn<K, V, ?, O, BoundedWindow> reduceFn;
   private final TimePolicies policies;
   private final Coder<WindowedValue<V>> elementCoder;
-  private final Coder<WindowedValue<KV<K, Iterable<V>>>> outputCoder;
+  private final Coder<WindowedValue<KV<K, O>>> outputCoder;
   private final List<Tuple2<Integer, Tuple2<byte[], byte[]>>> pending = new ArrayList<>();
   private long epoch;
   private Instant watermark = BoundedWindow.TIMESTAMP_MIN_VALUE;
   private KeyedShuffle.PartitionReport report;
 
   @SuppressWarnings("unchecked")
-  GroupByKeyHarness(WindowingStrategy<?, ?> strategy, Coder<K> keyCoder, Coder<V> valueCoder, TimePolicies policies) {
+  private GroupByKeyHarness(
+      WindowingStrategy<?, ?> strategy,
+      Coder<K> keyCoder,
+      Coder<V> valueCoder,
+      SystemReduceFn<K, V, ?, O, BoundedWindow> reduceFn,
+      Coder<O> outputValueCoder,
+      TimePolicies policies) {
     this.strategy = (WindowingStrategy<?, BoundedWindow>) strategy;
     this.keyCoder = keyCoder;
-    this.valueCoder = valueCoder;
+    this.reduceFn = reduceFn;
     this.policies = policies;
     Coder<BoundedWindow> windowCoder = (Coder<BoundedWindow>) this.strategy.getWindowFn().windowCoder();
     this.elementCoder = WindowedValues.getFullCoder(valueCoder, windowCoder);
-    this.outputCoder = WindowedValues.getFullCoder(KvCoder.of(keyCoder, IterableCoder.of(valueCoder)), windowCoder);
+    this.outputCoder = WindowedValues.getFullCoder(KvCoder.of(keyCoder, outputValueCoder), windowCoder);
+  }
+
+  /** A GroupByKey: each key and window's values, in panes. */
+  static <K, V> GroupByKeyHarness<K, V, Iterable<V>> buffering(
+      WindowingStrategy<?, ?> strategy, Coder<K> keyCoder, Coder<V> valueCoder, TimePolicies policies) {
+    return new GroupByKeyHarness<>(
+        strategy, keyCoder, valueCoder, SystemReduceFn.buffering(valueCoder), IterableCoder.of(valueCoder), policies);
+  }
+
+  /**
+   * A Combine.PerKey's keyed side: each added value is an accumulator of {@code fn}, merged into
+   * the key and window's; panes carry the extracted output.
+   */
+  static <K, A, O> GroupByKeyHarness<K, A, O> combining(
+      WindowingStrategy<?, ?> strategy,
+      Coder<K> keyCoder,
+      Coder<A> accumulatorCoder,
+      SystemReduceFn<K, A, ?, O, BoundedWindow> reduceFn,
+      Coder<O> outputCoder,
+      TimePolicies policies) {
+    return new GroupByKeyHarness<>(strategy, keyCoder, accumulatorCoder, reduceFn, outputCoder, policies);
   }
 
   /** Adds an element for the next epoch. */
-  GroupByKeyHarness<K, V> add(K key, V value, Instant timestamp, BoundedWindow window) throws Exception {
+  GroupByKeyHarness<K, V, O> add(K key, V value, Instant timestamp, BoundedWindow window) throws Exception {
     WindowedValue<V> element = WindowedValues.of(value, timestamp, window, PaneInfo.NO_FIRING);
     pending.add(
         new Tuple2<>(0, new Tuple2<>(CoderUtils.encodeToByteArray(keyCoder, key), CoderUtils.encodeToByteArray(elementCoder, element))));
@@ -69,7 +99,7 @@ final class GroupByKeyHarness<K, V> implements AutoCloseable {
    * inputWatermark} and the step's clock to {@code stepClock}. Returns the panes emitted.
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  List<WindowedValue<KV<K, Iterable<V>>>> epoch(Instant inputWatermark, Instant epochClock, Instant stepClock) throws Exception {
+  List<WindowedValue<KV<K, O>>> epoch(Instant inputWatermark, Instant epochClock, Instant stepClock) throws Exception {
     epoch++;
     GroupAlsoByWindowPartition.Spec spec = new GroupAlsoByWindowPartition.Spec();
     spec.stepName = "GroupByKey";
@@ -78,7 +108,7 @@ final class GroupByKeyHarness<K, V> implements AutoCloseable {
     spec.stateEpoch = epoch - 1;
     spec.strategy = strategy;
     spec.keyCoder = (Coder) keyCoder;
-    spec.valueCoder = (Coder) valueCoder;
+    spec.reduceFn = (SystemReduceFn) reduceFn;
     spec.elementCoder = (Coder) elementCoder;
     spec.outputCoder = (Coder) outputCoder;
     spec.options = new SerializablePipelineOptions(PipelineOptionsFactory.create());
@@ -92,7 +122,7 @@ final class GroupByKeyHarness<K, V> implements AutoCloseable {
     List<Tuple2<Integer, Tuple2<byte[], byte[]>>> input = new ArrayList<>(pending);
     pending.clear();
     Iterator<byte[]> out = new GroupAlsoByWindowPartition(spec).call(0, input.iterator());
-    List<WindowedValue<KV<K, Iterable<V>>>> panes = new ArrayList<>();
+    List<WindowedValue<KV<K, O>>> panes = new ArrayList<>();
     while (out.hasNext()) {
       panes.add(CoderUtils.decodeFromByteArray(outputCoder, out.next()));
     }
@@ -107,7 +137,7 @@ final class GroupByKeyHarness<K, V> implements AutoCloseable {
   }
 
   /** Keeps the state in {@code backend} (the heap if not called). */
-  GroupByKeyHarness<K, V> withBackend(StateBackend backend) {
+  GroupByKeyHarness<K, V, O> withBackend(StateBackend backend) {
     this.backend = backend;
     return this;
   }

@@ -7,9 +7,15 @@ import static org.hamcrest.Matchers.empty;
 import dev.weir.translation.TimePolicies;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.beam.runners.core.SystemReduceFn;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.CoderRegistry;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarIntCoder;
+import org.apache.beam.sdk.transforms.Combine;
+import org.apache.beam.sdk.transforms.Sum;
 import org.apache.beam.sdk.transforms.windowing.AfterProcessingTime;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
@@ -65,8 +71,8 @@ class GroupByKeyOperatorTest {
         WindowingStrategy.of(new GlobalWindows())
             .withTrigger(Repeatedly.forever(AfterProcessingTime.pastFirstElementInPane().plusDelayOf(Duration.millis(1))))
             .withMode(AccumulationMode.ACCUMULATING_FIRED_PANES);
-    try (GroupByKeyHarness<String, Integer> gbk =
-        new GroupByKeyHarness<>(strategy, StringUtf8Coder.of(), VarIntCoder.of(), STREAMING).withBackend(backend)) {
+    try (GroupByKeyHarness<String, Integer, Iterable<Integer>> gbk =
+        GroupByKeyHarness.buffering(strategy, StringUtf8Coder.of(), VarIntCoder.of(), STREAMING).withBackend(backend)) {
       gbk.add("k", 1, at(0), GlobalWindow.INSTANCE);
       // Arrived at 1,000; the step runs at 1,005, past 1,000 + 1 ms.
       assertThat(panes(gbk.epoch(at(0), at(1000), at(1005))), contains("EARLY [1]"));
@@ -87,8 +93,8 @@ class GroupByKeyOperatorTest {
             .withMode(AccumulationMode.DISCARDING_FIRED_PANES)
             .withAllowedLateness(Duration.ZERO);
     IntervalWindow window = new IntervalWindow(at(0), at(1000));
-    try (GroupByKeyHarness<String, Integer> gbk =
-        new GroupByKeyHarness<>(strategy, StringUtf8Coder.of(), VarIntCoder.of(), STREAMING).withBackend(backend)) {
+    try (GroupByKeyHarness<String, Integer, Iterable<Integer>> gbk =
+        GroupByKeyHarness.buffering(strategy, StringUtf8Coder.of(), VarIntCoder.of(), STREAMING).withBackend(backend)) {
       gbk.add("k", 1, at(100), window).add("k", 2, at(200), window);
       // The elements and the watermark past the window arrive together at 5,000; the trigger's
       // timer falls due while the epoch runs, after the watermark closed the window.
@@ -103,8 +109,8 @@ class GroupByKeyOperatorTest {
         WindowingStrategy.of(new GlobalWindows())
             .withTrigger(Repeatedly.forever(AfterProcessingTime.pastFirstElementInPane()).getContinuationTrigger())
             .withMode(AccumulationMode.ACCUMULATING_FIRED_PANES);
-    try (GroupByKeyHarness<String, Integer> gbk =
-        new GroupByKeyHarness<>(strategy, StringUtf8Coder.of(), VarIntCoder.of(), STREAMING).withBackend(backend)) {
+    try (GroupByKeyHarness<String, Integer, Iterable<Integer>> gbk =
+        GroupByKeyHarness.buffering(strategy, StringUtf8Coder.of(), VarIntCoder.of(), STREAMING).withBackend(backend)) {
       gbk.add("k", 42, at(0), GlobalWindow.INSTANCE);
       // The synchronized processing time is the epoch's clock, the element's arrival: not past it.
       assertThat(panes(gbk.epoch(at(0), at(1000), at(1010))), empty());
@@ -114,5 +120,51 @@ class GroupByKeyOperatorTest {
       assertThat(panes(gbk.epoch(at(0), at(2000), at(2010))), contains("EARLY [42]"));
       assertThat(panes(gbk.epoch(at(0), at(3000), at(3010))), contains("EARLY [42, 43]"));
     }
+  }
+
+  /**
+   * A Combine.PerKey's keyed side, fed partial sums (what its map side sends each epoch): the
+   * key and window's sum grows across epochs, the on-time pane carries the sum of every partial
+   * that came before the watermark passed the window, and a late one within the allowed lateness
+   * fires a late pane, with everything so far in accumulating mode and only itself in discarding.
+   */
+  @ParameterizedTest
+  @MethodSource("backends")
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  void aCombineMergesItsPartialAccumulatorsAcrossEpochsIntoItsPanes(StateBackend backend) throws Exception {
+    IntervalWindow window = new IntervalWindow(at(0), at(10_000));
+    for (AccumulationMode mode : AccumulationMode.values()) {
+      if (mode == AccumulationMode.RETRACTING_FIRED_PANES) {
+        continue; // Beam has no retractions.
+      }
+      WindowingStrategy<?, ?> strategy =
+          WindowingStrategy.of(FixedWindows.of(Duration.standardSeconds(10)))
+              .withMode(mode)
+              .withAllowedLateness(Duration.standardSeconds(30));
+      Combine.CombineFn<Integer, int[], Integer> sum = Sum.ofIntegers();
+      Coder<int[]> accumulatorCoder = sum.getAccumulatorCoder(CoderRegistry.createDefault(), VarIntCoder.of());
+      SystemReduceFn<String, int[], ?, Integer, BoundedWindow> reduceFn =
+          (SystemReduceFn) CombinePerKeyStreamingTranslator.keyedSide((Coder) StringUtf8Coder.of(), sum, (Coder) accumulatorCoder);
+      try (GroupByKeyHarness<String, int[], Integer> combine =
+          GroupByKeyHarness.combining(strategy, StringUtf8Coder.of(), accumulatorCoder, reduceFn, VarIntCoder.of(), STREAMING)
+              .withBackend(backend)) {
+        Instant end = window.maxTimestamp();
+        combine.add("k", new int[] {3}, end, window).add("k", new int[] {4}, end, window);
+        assertThat(combine.epoch(at(5_000), at(1000), at(1000)), empty());
+        combine.add("k", new int[] {5}, end, window);
+        assertThat(sums(combine.epoch(at(10_000), at(2000), at(2000))), contains("ON_TIME 12"));
+        combine.add("k", new int[] {2}, end, window);
+        String late = mode == AccumulationMode.ACCUMULATING_FIRED_PANES ? "LATE 14" : "LATE 2";
+        assertThat(mode.toString(), sums(combine.epoch(at(20_000), at(3000), at(3000))), contains(late));
+      }
+    }
+  }
+
+  private static List<String> sums(List<WindowedValue<KV<String, Integer>>> out) {
+    List<String> panes = new ArrayList<>();
+    for (WindowedValue<KV<String, Integer>> pane : out) {
+      panes.add(pane.getPaneInfo().getTiming() + " " + pane.getValue().getValue());
+    }
+    return panes;
   }
 }

@@ -1,0 +1,203 @@
+package dev.weir.translation.streaming;
+
+import dev.weir.translation.TimePolicies;
+import dev.weir.translation.TransformTranslator;
+import dev.weir.translation.TranslationContext;
+import dev.weir.translation.runtime.CombineBuffer;
+import dev.weir.translation.runtime.KeyWindowCombiner;
+import dev.weir.translation.runtime.PartialCombine;
+import java.util.Arrays;
+import java.util.Iterator;
+import org.apache.beam.runners.core.SystemReduceFn;
+import org.apache.beam.sdk.coders.CannotProvideCoderException;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.transforms.Combine;
+import org.apache.beam.sdk.transforms.CombineFnBase.GlobalCombineFn;
+import org.apache.beam.sdk.transforms.CombineWithContext;
+import org.apache.beam.sdk.transforms.CombineWithContext.CombineFnWithContext;
+import org.apache.beam.sdk.transforms.windowing.AfterPane;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.PaneInfo;
+import org.apache.beam.sdk.transforms.windowing.TimestampCombiner;
+import org.apache.beam.sdk.transforms.windowing.Trigger;
+import org.apache.beam.sdk.util.AppliedCombineFn;
+import org.apache.beam.sdk.util.CombineFnUtil;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.beam.sdk.values.WindowedValues;
+import org.apache.beam.sdk.values.WindowingStrategy;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.function.FlatMapFunction;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * {@code Combine.PerKey} in streaming, translated whole: each epoch, every input partition first
+ * adds its elements into one accumulator per (key, window) ({@link PartialCombine}), and only
+ * those accumulators are shuffled to the keyed partitions, where Beam's {@code ReduceFnRunner}
+ * keeps one combined accumulator per key and window ({@code SystemReduceFn.combining}, which
+ * merges each arriving accumulator into it) and fires panes as the trigger says. The composite's
+ * expansion would shuffle every element and buffer it in state until its window fires.
+ *
+ * <p>The result is the expansion's exactly when adding a partial accumulator in one go cannot be
+ * told from adding its elements one by one. So the expansion runs instead for merging windows,
+ * side inputs, a trigger that counts elements ({@code AfterPane}), and a timestamp combiner other
+ * than end of window (the elements' own timestamps decide holds and lateness under those; at the
+ * end of the window every element of a (key, window) has the same).
+ */
+public final class CombinePerKeyStreamingTranslator implements TransformTranslator<Combine.PerKey<?, ?, ?>> {
+
+  @Override
+  public @Nullable String whyNot(Combine.PerKey<?, ?, ?> transform, TranslationContext context) {
+    PCollection<?> input = context.input();
+    WindowingStrategy<?, ?> strategy = input.getWindowingStrategy();
+    String policy = context.policies().whyNot(strategy);
+    if (policy != null) {
+      return policy;
+    }
+    if (!strategy.getWindowFn().isNonMerging()) {
+      return "merging windows are combined after a GroupByKey";
+    }
+    if (!transform.getSideInputs().isEmpty()) {
+      return "a CombineFn with side inputs runs as a ParDo after a GroupByKey";
+    }
+    if (strategy.getTimestampCombiner() != TimestampCombiner.END_OF_WINDOW) {
+      return "the timestamp combiner " + strategy.getTimestampCombiner() + " needs each element's timestamp";
+    }
+    if (context.policies().windowTriggers() != TimePolicies.WindowTriggers.IGNORE && countsElements(strategy.getTrigger())) {
+      return "the trigger " + strategy.getTrigger() + " counts elements";
+    }
+    try {
+      accumulatorCoder(transform, input);
+    } catch (CannotProvideCoderException | RuntimeException e) {
+      return "no accumulator coder: " + e.getMessage();
+    }
+    return null;
+  }
+
+  /** Whether the trigger, or one inside it, fires on a count of elements. */
+  static boolean countsElements(Trigger trigger) {
+    if (trigger instanceof AfterPane) {
+      return true;
+    }
+    for (Trigger sub : trigger.subTriggers()) {
+      if (countsElements(sub)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Coder<Object> accumulatorCoder(Combine.PerKey<?, ?, ?> transform, PCollection<?> input)
+      throws CannotProvideCoderException {
+    KvCoder<?, ?> kv = (KvCoder<?, ?>) input.getCoder();
+    GlobalCombineFn<Object, Object, Object> fn = (GlobalCombineFn<Object, Object, Object>) transform.getFn();
+    return fn.getAccumulatorCoder(input.getPipeline().getCoderRegistry(), (Coder<Object>) kv.getValueCoder());
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public void translate(Combine.PerKey<?, ?, ?> transform, TranslationContext context) {
+    PCollection<KV<Object, Object>> input = context.input();
+    KvCoder<Object, Object> kvCoder = (KvCoder<Object, Object>) input.getCoder();
+    WindowingStrategy<?, BoundedWindow> strategy = (WindowingStrategy<?, BoundedWindow>) input.getWindowingStrategy();
+    Coder<Object> accumulatorCoder;
+    try {
+      accumulatorCoder = accumulatorCoder(transform, input);
+    } catch (CannotProvideCoderException e) {
+      throw new IllegalStateException(e);
+    }
+    KeyWindowCombiner combiner =
+        new KeyWindowCombiner(context.stepName(), transform.getFn(), context.options(), strategy.getTimestampCombiner());
+    JavaRDD<WindowedValue<KV<Object, Object>>> partial =
+        context.rdd(input).mapPartitions(new MapSide(combiner, kvCoder.getKeyCoder(), strategy.getWindowFn().windowCoder()));
+    GroupByKeyStreamingTranslator.reduceByKey(
+        context, partial, kvCoder.getKeyCoder(), accumulatorCoder, keyedSide(kvCoder.getKeyCoder(), transform.getFn(), accumulatorCoder));
+  }
+
+  /**
+   * What the keyed partitions run per key and window: Beam's combining {@code SystemReduceFn},
+   * whose inputs are {@code fn}'s partial accumulators.
+   */
+  static SystemReduceFn<Object, Object, Object, Object, BoundedWindow> keyedSide(
+      Coder<Object> keyCoder, GlobalCombineFn<?, ?, ?> fn, Coder<Object> accumulatorCoder) {
+    AppliedCombineFn<Object, Object, Object, Object> merging =
+        AppliedCombineFn.withAccumulatorCoder(new MergeAccumulators(fn), accumulatorCoder);
+    return SystemReduceFn.combining(keyCoder, merging);
+  }
+
+  /** A partition's elements as one element per (key, window) whose value is their accumulator. */
+  private static final class MapSide
+      implements FlatMapFunction<Iterator<WindowedValue<KV<Object, Object>>>, WindowedValue<KV<Object, Object>>> {
+    private final KeyWindowCombiner combiner;
+    private final Coder<Object> keyCoder;
+    private final Coder<BoundedWindow> windowCoder;
+
+    MapSide(KeyWindowCombiner combiner, Coder<Object> keyCoder, Coder<BoundedWindow> windowCoder) {
+      this.combiner = combiner;
+      this.keyCoder = keyCoder;
+      this.windowCoder = windowCoder;
+    }
+
+    @Override
+    public Iterator<WindowedValue<KV<Object, Object>>> call(Iterator<WindowedValue<KV<Object, Object>>> input) {
+      PartialCombine partial = new PartialCombine(input, combiner, keyCoder, windowCoder, PartialCombine.MAX_ENTRIES);
+      return new Iterator<>() {
+        @Override
+        public boolean hasNext() {
+          return partial.hasNext();
+        }
+
+        @Override
+        public WindowedValue<KV<Object, Object>> next() {
+          CombineBuffer buffer = partial.next();
+          // At the end of the window, as each of its elements would be held and judged late.
+          return WindowedValues.of(KV.of(buffer.key, buffer.accumulator), buffer.timestamp, buffer.window, PaneInfo.NO_FIRING);
+        }
+      };
+    }
+  }
+
+  /**
+   * The user's CombineFn over accumulators: adding one merges it in. Beam's combining state holds
+   * the key and window's accumulator and adds each partial accumulator that arrives.
+   */
+  private static final class MergeAccumulators
+      extends CombineFnWithContext<Object, Object, Object> {
+    private final CombineFnWithContext<Object, Object, Object> fn;
+
+    @SuppressWarnings("unchecked")
+    MergeAccumulators(GlobalCombineFn<?, ?, ?> fn) {
+      this.fn =
+          (CombineFnWithContext<Object, Object, Object>)
+              CombineFnUtil.toFnWithContext(fn);
+    }
+
+    @Override
+    public Object createAccumulator(CombineWithContext.Context c) {
+      return fn.createAccumulator(c);
+    }
+
+    @Override
+    public Object addInput(Object accumulator, Object partial, CombineWithContext.Context c) {
+      return fn.mergeAccumulators(Arrays.asList(accumulator, partial), c);
+    }
+
+    @Override
+    public Object mergeAccumulators(Iterable<Object> accumulators, CombineWithContext.Context c) {
+      return fn.mergeAccumulators(accumulators, c);
+    }
+
+    @Override
+    public Object extractOutput(Object accumulator, CombineWithContext.Context c) {
+      return fn.extractOutput(accumulator, c);
+    }
+
+    @Override
+    public Object compact(Object accumulator, CombineWithContext.Context c) {
+      return fn.compact(accumulator, c);
+    }
+  }
+}
