@@ -26,14 +26,18 @@ import org.apache.spark.sql.SparkSession;
  * nothing and moves no watermark, and what an epoch costs is what the runner spends on it alone.
  * Prints, per query, the mean wall time of an epoch and the Spark jobs it ran.
  *
+ * <p>With {@code --eventsPerSec=N} the stream starts now instead, at N events a second, so that
+ * epochs carry data, move watermarks and fire windows: the same figures then say what an epoch
+ * with data costs, and how many Spark jobs it takes.
+ *
  * <p>{@code --epochQuietMillis=1 --epochIdleWaitMillis=0} are set unless given: the wait for
  * records that are not there and the pause after an epoch without progress are choices, not
  * cost.
  *
  * <pre>mvn -pl nexmark exec:exec@epoch-cost -Depoch.args="--query=5,8 --sparkMaster=local[2]"</pre>
  *
- * Options: {@code --query} (default 5), {@code --warmUpSec} (default 5) and {@code --measureSec}
- * (default 20), then any WeirRunner option.
+ * Options: {@code --query} (default 5), {@code --warmUpSec} (default 5), {@code --measureSec}
+ * (default 20) and {@code --eventsPerSec} (default 0: no data), then any WeirRunner option.
  */
 public final class EpochCost {
   private static final Pattern EPOCH_GROUP = Pattern.compile(".*-epoch-(\\d+)");
@@ -44,6 +48,7 @@ public final class EpochCost {
     List<Integer> queries = List.of(5);
     int warmUpSec = 5;
     int measureSec = 20;
+    int eventsPerSec = 0;
     List<String> runnerArgs = new ArrayList<>(List.of("--runner=WeirRunner"));
     for (String arg : args) {
       if (arg.startsWith("--query=")) {
@@ -52,6 +57,8 @@ public final class EpochCost {
         warmUpSec = positive(arg, "--warmUpSec=");
       } else if (arg.startsWith("--measureSec=")) {
         measureSec = positive(arg, "--measureSec=");
+      } else if (arg.startsWith("--eventsPerSec=")) {
+        eventsPerSec = positive(arg, "--eventsPerSec=");
       } else {
         runnerArgs.add(arg);
       }
@@ -66,10 +73,11 @@ public final class EpochCost {
     }
     List<String> lines = new ArrayList<>();
     for (int query : queries) {
-      lines.add(measure(query, warmUpSec, measureSec, runnerArgs.toArray(new String[0])));
+      lines.add(measure(query, warmUpSec, measureSec, eventsPerSec, runnerArgs.toArray(new String[0])));
     }
     System.out.println();
-    System.out.println("Empty epochs, " + String.join(" ", runnerArgs));
+    System.out.println(
+        (eventsPerSec == 0 ? "Empty epochs, " : "Epochs of a stream of " + eventsPerSec + " events/s, ") + String.join(" ", runnerArgs));
     System.out.println("query   epochs   ms/epoch   Spark jobs/epoch");
     lines.forEach(System.out::println);
   }
@@ -83,13 +91,22 @@ public final class EpochCost {
   }
 
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private static String measure(int number, int warmUpSec, int measureSec, String[] args) throws Exception {
+  private static String measure(int number, int warmUpSec, int measureSec, int eventsPerSec, String[] args)
+      throws Exception {
     NexmarkQuery<?> query = Queries.byNumber(number);
     NexmarkConfig config = new NexmarkConfig();
-    config.numEvents = 1_000_000;
     config.rateLimited = true;
-    // Nothing is due before this: every reader finds its split empty, epoch after epoch.
-    config.streamStartWallMs = System.currentTimeMillis() + 86_400_000L;
+    if (eventsPerSec == 0) {
+      config.numEvents = 1_000_000;
+      // Nothing is due before this: every reader finds its split empty, epoch after epoch.
+      config.streamStartWallMs = System.currentTimeMillis() + 86_400_000L;
+    } else {
+      config.firstEventRate = eventsPerSec;
+      config.nextEventRate = eventsPerSec;
+      // Enough for the warm-up and the measurement, and then some: the stream must not end in them.
+      config.numEvents = 2L * (warmUpSec + measureSec) * eventsPerSec;
+      config.streamStartWallMs = System.currentTimeMillis();
+    }
     NexmarkOptions options = PipelineOptionsFactory.fromArgs(args).as(NexmarkOptions.class);
     options.setJobName("epoch-cost-q" + number);
     Pipeline p = Pipeline.create(options);
