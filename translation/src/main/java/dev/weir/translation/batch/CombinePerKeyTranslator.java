@@ -36,6 +36,14 @@ public final class CombinePerKeyTranslator implements TransformTranslator<Combin
     if (GroupByKeyTranslator.honoursTrigger(input.getWindowingStrategy(), context)) {
       return "a triggered Combine produces its panes after a GroupByKey";
     }
+    return whyNotPartial(transform, input);
+  }
+
+  /**
+   * Why {@code transform} cannot be combined in partial accumulators per (key, window) before a
+   * shuffle, in either mode (null if it can): merging windows, side inputs, no accumulator coder.
+   */
+  public static @Nullable String whyNotPartial(Combine.PerKey<?, ?, ?> transform, PCollection<?> input) {
     if (!input.getWindowingStrategy().getWindowFn().isNonMerging()) {
       return "merging windows are combined after a GroupByKey";
     }
@@ -50,8 +58,9 @@ public final class CombinePerKeyTranslator implements TransformTranslator<Combin
     return null;
   }
 
+  /** The accumulator coder of {@code transform}'s CombineFn for its input's values. */
   @SuppressWarnings("unchecked")
-  private static Coder<Object> accumulatorCoder(Combine.PerKey<?, ?, ?> transform, PCollection<?> input)
+  public static Coder<Object> accumulatorCoder(Combine.PerKey<?, ?, ?> transform, PCollection<?> input)
       throws CannotProvideCoderException {
     KvCoder<?, ?> kv = (KvCoder<?, ?>) input.getCoder();
     GlobalCombineFn<Object, Object, Object> fn = (GlobalCombineFn<Object, Object, Object>) transform.getFn();

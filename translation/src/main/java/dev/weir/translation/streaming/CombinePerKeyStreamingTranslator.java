@@ -3,6 +3,7 @@ package dev.weir.translation.streaming;
 import dev.weir.translation.TimePolicies;
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
+import dev.weir.translation.batch.CombinePerKeyTranslator;
 import dev.weir.translation.runtime.CombineBuffer;
 import dev.weir.translation.runtime.KeyWindowCombiner;
 import dev.weir.translation.runtime.PartialCombine;
@@ -56,22 +57,15 @@ public final class CombinePerKeyStreamingTranslator implements TransformTranslat
     if (policy != null) {
       return policy;
     }
-    if (!strategy.getWindowFn().isNonMerging()) {
-      return "merging windows are combined after a GroupByKey";
-    }
-    if (!transform.getSideInputs().isEmpty()) {
-      return "a CombineFn with side inputs runs as a ParDo after a GroupByKey";
+    String partial = CombinePerKeyTranslator.whyNotPartial(transform, input);
+    if (partial != null) {
+      return partial;
     }
     if (strategy.getTimestampCombiner() != TimestampCombiner.END_OF_WINDOW) {
       return "the timestamp combiner " + strategy.getTimestampCombiner() + " needs each element's timestamp";
     }
     if (context.policies().windowTriggers() != TimePolicies.WindowTriggers.IGNORE && countsElements(strategy.getTrigger())) {
       return "the trigger " + strategy.getTrigger() + " counts elements";
-    }
-    try {
-      accumulatorCoder(transform, input);
-    } catch (CannotProvideCoderException | RuntimeException e) {
-      return "no accumulator coder: " + e.getMessage();
     }
     return null;
   }
@@ -89,14 +83,6 @@ public final class CombinePerKeyStreamingTranslator implements TransformTranslat
     return false;
   }
 
-  @SuppressWarnings("unchecked")
-  private static Coder<Object> accumulatorCoder(Combine.PerKey<?, ?, ?> transform, PCollection<?> input)
-      throws CannotProvideCoderException {
-    KvCoder<?, ?> kv = (KvCoder<?, ?>) input.getCoder();
-    GlobalCombineFn<Object, Object, Object> fn = (GlobalCombineFn<Object, Object, Object>) transform.getFn();
-    return fn.getAccumulatorCoder(input.getPipeline().getCoderRegistry(), (Coder<Object>) kv.getValueCoder());
-  }
-
   @Override
   @SuppressWarnings("unchecked")
   public void translate(Combine.PerKey<?, ?, ?> transform, TranslationContext context) {
@@ -105,7 +91,7 @@ public final class CombinePerKeyStreamingTranslator implements TransformTranslat
     WindowingStrategy<?, BoundedWindow> strategy = (WindowingStrategy<?, BoundedWindow>) input.getWindowingStrategy();
     Coder<Object> accumulatorCoder;
     try {
-      accumulatorCoder = accumulatorCoder(transform, input);
+      accumulatorCoder = CombinePerKeyTranslator.accumulatorCoder(transform, input);
     } catch (CannotProvideCoderException e) {
       throw new IllegalStateException(e);
     }
