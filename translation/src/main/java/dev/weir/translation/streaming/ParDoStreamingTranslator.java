@@ -31,7 +31,6 @@ import org.apache.beam.sdk.values.WindowedValues;
 import org.apache.spark.api.java.function.FilterFunction;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.api.java.function.Function;
-import org.apache.spark.storage.StorageLevel;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
@@ -248,11 +247,8 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     }
     Instant hold = BoundedWindow.TIMESTAMP_MAX_VALUE;
     if (!complete) {
-      // Read twice (what waits, what goes on): persisted, Beam-encoded, for the epoch.
-      JavaRDD<byte[]> explodedBytes =
-          in.flatMap(new ExplodeWindows()).map(new CoderFunctions.Encode<>(coder)).persist(StorageLevel.MEMORY_AND_DISK());
-      run.unpersistAtEpochEnd(explodedBytes);
-      JavaRDD<WindowedValue<Object>> exploded = explodedBytes.map(new CoderFunctions.Decode<>(coder));
+      // Read twice (what waits, what goes on): persisted for the epoch.
+      JavaRDD<WindowedValue<Object>> exploded = context.persistOnce(in.flatMap(new ExplodeWindows()), coder);
       SideInputsReady ready = new SideInputsReady(mappings, watermarks, fired, windowCoders);
       context.session().sparkContext().setJobDescription(context.stepName() + " (waiting for side inputs)");
       List<byte[]> notReady = exploded.filter(e -> !ready.call(e)).map(new CoderFunctions.Encode<>(coder)).collect();
@@ -301,7 +297,7 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
       for (int i = 0; i < mappings.size(); i++) {
         BoundedWindow side = mappings.get(i).getSideInputWindow(window);
         if (watermarks.get(i) <= side.maxTimestamp().getMillis()
-            && !(fired.get(i).size() > 0 && fired.get(i).contains(StreamingRun.windowKey(windowCoders.get(i), side)))) {
+            && !(fired.get(i).size() > 0 && fired.get(i).contains(SideInputHistory.windowKey(windowCoders.get(i), side)))) {
           return false;
         }
       }
