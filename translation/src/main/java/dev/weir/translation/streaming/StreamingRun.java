@@ -2,7 +2,6 @@ package dev.weir.translation.streaming;
 
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Set;
@@ -10,13 +9,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import dev.weir.translation.SideInputData;
 import dev.weir.translation.TranslationContext;
 import dev.weir.translation.streaming.state.StateFiles;
-import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.util.CoderUtils;
-import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.spark.api.java.JavaRDD;
@@ -27,7 +23,9 @@ import org.joda.time.Instant;
 
 /**
  * The driver's side of one streaming run: the epoch counter, the processing clock, every step's
- * watermarks, and what each step keeps between epochs (a source's position, for instance).
+ * watermarks, and what each step keeps between epochs (a source's position, for instance). What
+ * side inputs received is kept in a {@link SideInputHistory}; what an epoch decided, so that it
+ * runs again the same way, in an {@link EpochReplayLog}.
  *
  * <p>Watermarks follow Beam's model, per step: the input watermark of a step is the minimum
  * output watermark of the steps producing its main inputs; a step's output watermark is its
@@ -45,7 +43,7 @@ public final class StreamingRun {
   private final int keyedPartitions;
   private final Map<String, List<String>> producers;
   private final Map<PCollection<?>, String> producerOf;
-  private final Map<String, SideInputContents> sideInputs = new HashMap<>();
+  private final SideInputHistory sideInputs = new SideInputHistory();
   private final Map<String, OperatorWatermarks> watermarks = new LinkedHashMap<>();
   private final Map<String, Kept<?>> progress = new HashMap<>();
   /** What the commit the run resumed from holds of the steps' progress not asked for since. */
@@ -60,9 +58,8 @@ public final class StreamingRun {
   private long lastCompleted = -1;
   private final boolean testClock;
   private final @Nullable CheckpointDir checkpoints;
-  /** What the epoch after the restored commit decided before it was cut short, by name. */
-  private Map<String, byte[]> replay = Map.of();
-  private long replayEpoch = -1;
+  /** What this epoch decided, recorded so that it runs again the same way if cut short. */
+  private final EpochReplayLog replayLog;
   private long epoch;
   private Instant clock;
   private boolean active;
@@ -91,6 +88,7 @@ public final class StreamingRun {
       @Nullable CheckpointDir checkpoints) {
     this.settings = settings;
     this.checkpoints = checkpoints;
+    this.replayLog = new EpochReplayLog(checkpoints);
     this.producerOf = producerOf;
     this.keyedPartitions = keyedPartitions;
     this.producers = producers;
@@ -146,25 +144,9 @@ public final class StreamingRun {
   public Instant stepProcessingTime() {
     if (stepClock == null) {
       Instant now = Instant.now();
-      stepClock = testClock ? clock : plannedTime("clock-" + CheckpointDir.stepDir(step), now.isAfter(clock) ? now : clock);
+      stepClock = testClock ? clock : replayLog.time(epoch, "clock-" + CheckpointDir.stepDir(step), now.isAfter(clock) ? now : clock);
     }
     return stepClock;
-  }
-
-  /**
-   * {@code time}, recorded in the epoch's plan under {@code name}; in an epoch run again, the time
-   * recorded then. Without a checkpoint dir, {@code time}.
-   */
-  private Instant plannedTime(String name, Instant time) {
-    if (checkpoints == null) {
-      return time;
-    }
-    byte[] planned = replaying() ? replay.get(name) : null;
-    if (planned != null) {
-      return new Instant(java.nio.ByteBuffer.wrap(planned).getLong());
-    }
-    plan(name, java.nio.ByteBuffer.allocate(8).putLong(time.getMillis()).array());
-    return time;
   }
 
   /** Moves a TestStream's processing clock on. */
@@ -278,124 +260,20 @@ public final class StreamingRun {
   }
 
   /**
-   * Side input {@code view} as it stands in this epoch (Beam-encoded, one window each): for every
-   * window, the elements of the latest pane received, as Beam specifies for triggered side
-   * inputs (a pane replaces the one before; in accumulating mode it holds them too). Elements
-   * that did not come from a grouping all count as one pane, so such a side input holds
-   * everything received so far.
+   * Side input {@code view} as it stands in this epoch (Beam-encoded, one window each): the
+   * latest pane of every window ({@link SideInputHistory#contents}).
    */
   public List<byte[]> sideInputContents(TranslationContext context, PCollectionView<?> view, PCollection<?> pc) {
-    SideInputContents contents = sideInputs.computeIfAbsent(view.getTagInternal().getId(), k -> new SideInputContents());
-    if (contents.epoch < epoch) {
-      List<byte[]> added = SideInputData.encodedElements(context, view, pc);
-      if (!added.isEmpty()) {
-        contents.add(added, SideInputData.elementCoder(pc), TranslationContext.windowCoder(pc));
-      }
-      contents.epoch = epoch;
-    }
-    List<byte[]> elements = new ArrayList<>(contents.elements.size());
-    for (SideInputElement e : contents.elements) {
-      elements.add(e.bytes());
-    }
-    return elements;
+    return sideInputs.contents(context, view, pc, epoch);
   }
 
   /**
-   * The windows (Beam-encoded, Base64) for which side input {@code view} received a pane (any
-   * element): a main-input element mapped to one of them need not wait for the window to be
-   * complete, as in Beam's DirectRunner. Call {@link #sideInputContents} first in the epoch.
+   * The windows (Beam-encoded, Base64) for which side input {@code view} received a pane. Call
+   * {@link #sideInputContents} first in the epoch.
    */
   public Set<String> receivedSideInputWindows(PCollectionView<?> view) {
-    SideInputContents contents = sideInputs.get(view.getTagInternal().getId());
-    return contents == null ? Set.of() : Collections.unmodifiableSet(contents.received);
+    return sideInputs.receivedWindows(view);
   }
-
-  /** A window as a key: its Beam encoding in Base64. */
-  public static String windowKey(Coder<BoundedWindow> windowCoder, BoundedWindow window) {
-    try {
-      return Base64.getEncoder().encodeToString(CoderUtils.encodeToByteArray(windowCoder, window));
-    } catch (Exception e) {
-      throw new IllegalStateException("Could not encode window " + window, e);
-    }
-  }
-
-  record SideInputElement(String window, long pane, byte[] bytes) {}
-
-  /** What a side input received so far, by window: package-private for its commit's test. */
-  static final class SideInputContents {
-    ArrayList<SideInputElement> elements = new ArrayList<>();
-    final HashMap<String, Long> latestPane = new HashMap<>();
-    final HashSet<String> received = new HashSet<>();
-    long epoch;
-
-    private void write(java.io.DataOutputStream out) throws java.io.IOException {
-      out.writeLong(epoch);
-      out.writeInt(elements.size());
-      for (SideInputElement e : elements) {
-        FieldsCoder.writeNullable(e.window(), out);
-        out.writeLong(e.pane());
-        FieldsCoder.writeNullable(e.bytes(), out);
-      }
-      out.writeInt(latestPane.size());
-      for (Map.Entry<String, Long> p : latestPane.entrySet()) {
-        FieldsCoder.writeNullable(p.getKey(), out);
-        out.writeLong(p.getValue());
-      }
-      out.writeInt(received.size());
-      for (String window : received) {
-        FieldsCoder.writeNullable(window, out);
-      }
-    }
-
-    private static SideInputContents read(java.io.DataInputStream in) throws java.io.IOException {
-      SideInputContents c = new SideInputContents();
-      c.epoch = in.readLong();
-      for (int i = in.readInt(); i > 0; i--) {
-        c.elements.add(new SideInputElement(FieldsCoder.readString(in), in.readLong(), FieldsCoder.readNullableBytes(in)));
-      }
-      for (int i = in.readInt(); i > 0; i--) {
-        c.latestPane.put(FieldsCoder.readString(in), in.readLong());
-      }
-      for (int i = in.readInt(); i > 0; i--) {
-        c.received.add(FieldsCoder.readString(in));
-      }
-      return c;
-    }
-
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    void add(List<byte[]> added, Coder<WindowedValue<Object>> elementCoder, Coder<? extends BoundedWindow> windowCoder) {
-      for (byte[] b : added) {
-        WindowedValue<Object> element;
-        try {
-          element = CoderUtils.decodeFromByteArray(elementCoder, b);
-        } catch (Exception e) {
-          throw new IllegalStateException("Could not decode a side input element", e);
-        }
-        for (WindowedValue<Object> single : element.explodeWindows()) {
-          BoundedWindow window = single.getWindows().iterator().next();
-          String key = windowKey((Coder) windowCoder, window);
-          org.apache.beam.sdk.transforms.windowing.PaneInfo pane = single.getPaneInfo();
-          latestPane.merge(key, pane.getIndex(), Math::max);
-          received.add(key);
-          try {
-            elements.add(new SideInputElement(key, pane.getIndex(), CoderUtils.encodeToByteArray(elementCoder, single)));
-          } catch (Exception e) {
-            throw new IllegalStateException("Could not encode a side input element", e);
-          }
-        }
-      }
-      ArrayList<SideInputElement> latest = new ArrayList<>();
-      for (SideInputElement e : elements) {
-        if (e.pane() == latestPane.get(e.window())) {
-          latest.add(e);
-        }
-      }
-      elements = latest;
-    }
-  }
-
-  /** A side input's contents as committed: its latest panes' elements, the windows received, its epoch. */
-  static final Coder<SideInputContents> SIDE_INPUT_CODER = FieldsCoder.of(SideInputContents::write, SideInputContents::read);
 
   /** What is committed after this epoch. */
   public EpochCommit snapshot() {
@@ -403,34 +281,15 @@ public final class StreamingRun {
     for (Map.Entry<String, Kept<?>> p : progress.entrySet()) {
       kept.put(p.getKey(), p.getValue().encode());
     }
-    Map<String, byte[]> received = new HashMap<>();
-    for (Map.Entry<String, SideInputContents> s : sideInputs.entrySet()) {
-      received.put(s.getKey(), encode(SIDE_INPUT_CODER, s.getValue()));
-    }
     return new EpochCommit(
-        epoch, clock.getMillis(), draining, keyedPartitions, new LinkedHashMap<>(watermarks), kept, received);
-  }
-
-  private static <T> byte[] encode(Coder<T> coder, T value) {
-    try {
-      return CoderUtils.encodeToByteArray(coder, value);
-    } catch (Exception e) {
-      throw new IllegalStateException("Could not encode " + value + " for the epoch's commit", e);
-    }
+        epoch, clock.getMillis(), draining, keyedPartitions, new LinkedHashMap<>(watermarks), kept, sideInputs.snapshot());
   }
 
   /** Continues from a committed epoch: the next epoch is the one after it. */
   public void restore(EpochCommit commit) {
     epoch = commit.epoch();
     lastCompleted = commit.epoch();
-    if (checkpoints != null) {
-      try {
-        replay = checkpoints.readPlan(epoch + 1);
-      } catch (java.io.IOException e) {
-        throw new IllegalStateException("Could not read epoch " + (epoch + 1) + " from --checkpointDir=" + checkpoints, e);
-      }
-      replayEpoch = epoch + 1;
-    }
+    replayLog.resumeAfter(epoch);
     Instant committedClock = new Instant(commit.processingTimeMillis());
     if (testClock || committedClock.isAfter(clock)) {
       clock = committedClock;
@@ -443,14 +302,7 @@ public final class StreamingRun {
     }
     progress.clear();
     restoredProgress.putAll(commit.progress());
-    for (Map.Entry<String, byte[]> s : commit.sideInputs().entrySet()) {
-      try {
-        sideInputs.put(s.getKey(), CoderUtils.decodeFromByteArray(SIDE_INPUT_CODER, s.getValue()));
-      } catch (Exception e) {
-        throw new IllegalStateException(
-            "Could not read side input " + s.getKey() + " from the commit of epoch " + epoch + " in --checkpointDir=" + checkpoints, e);
-      }
-    }
+    sideInputs.restore(commit.sideInputs(), "the commit of epoch " + epoch + " in --checkpointDir=" + checkpoints);
   }
 
   /** Every step's watermarks after the last epoch, in topological order. */
@@ -472,24 +324,12 @@ public final class StreamingRun {
         clock = now;
       }
     }
-    clock = plannedTime("clock", clock);
+    clock = replayLog.time(epoch, "clock", clock);
   }
 
   /** Whether the epoch after the restored commit had started: it runs again as it ran then. */
   public boolean replaysNextEpoch() {
-    return !replay.isEmpty();
-  }
-
-  private boolean replaying() {
-    return epoch == replayEpoch;
-  }
-
-  private void plan(String name, byte[] data) {
-    try {
-      checkpoints.writePlan(epoch, name, data);
-    } catch (java.io.IOException e) {
-      throw new IllegalStateException("Could not record epoch " + epoch + " in --checkpointDir=" + checkpoints, e);
-    }
+    return replayLog.replaysNextEpoch();
   }
 
   /**
@@ -497,14 +337,7 @@ public final class StreamingRun {
    * of this epoch, or null: this epoch is not run again, or the attempt had not read there.
    */
   public long @Nullable [] plannedReads() {
-    byte[] planned = replaying() ? replay.get("read-" + CheckpointDir.stepDir(step)) : null;
-    if (planned == null) {
-      return null;
-    }
-    java.nio.LongBuffer counts = java.nio.ByteBuffer.wrap(planned).asLongBuffer();
-    long[] reads = new long[counts.remaining()];
-    counts.get(reads);
-    return reads;
+    return replayLog.reads(epoch, step);
   }
 
   /**
@@ -513,12 +346,7 @@ public final class StreamingRun {
    * same records, and so emits the same panes to the same files.
    */
   public void recordReads(long[] reads) {
-    if (checkpoints == null || plannedReads() != null) {
-      return;
-    }
-    java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(8 * reads.length);
-    bytes.asLongBuffer().put(reads);
-    plan("read-" + CheckpointDir.stepDir(step), bytes.array());
+    replayLog.recordReads(epoch, step, reads);
   }
 
   /** Makes {@code name} the current step; its producers have run in this epoch already. */

@@ -105,7 +105,7 @@ class EpochCommitTest {
   @Test
   void aSideInputsPanesComeBack() throws Exception {
     Coder<WindowedValue<Object>> coder = castCoder(WindowedValues.getFullCoder(StringUtf8Coder.of(), GlobalWindow.Coder.INSTANCE));
-    StreamingRun.SideInputContents contents = new StreamingRun.SideInputContents();
+    SideInputHistory.SideInputContents contents = new SideInputHistory.SideInputContents();
     contents.epoch = 4;
     PaneInfo second = PaneInfo.createPane(false, false, PaneInfo.Timing.EARLY, 1, 1);
     contents.add(
@@ -114,8 +114,8 @@ class EpochCommitTest {
             CoderUtils.encodeToByteArray(coder, WindowedValues.of("b", new Instant(2), GlobalWindow.INSTANCE, second))),
         coder,
         GlobalWindow.Coder.INSTANCE);
-    StreamingRun.SideInputContents back =
-        CoderUtils.decodeFromByteArray(StreamingRun.SIDE_INPUT_CODER, CoderUtils.encodeToByteArray(StreamingRun.SIDE_INPUT_CODER, contents));
+    SideInputHistory.SideInputContents back =
+        CoderUtils.decodeFromByteArray(SideInputHistory.CODER, CoderUtils.encodeToByteArray(SideInputHistory.CODER, contents));
     assertThat(back.epoch, equalTo(4L));
     // Only the latest pane (index 1, "b") is kept, as Beam's triggered side inputs say.
     assertThat(back.elements.size(), equalTo(1));

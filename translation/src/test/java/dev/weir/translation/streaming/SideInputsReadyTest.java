@@ -44,7 +44,7 @@ class SideInputsReadyTest {
       watermarks.add(side.watermark());
       Set<String> keys = new java.util.HashSet<>();
       for (BoundedWindow w : side.fired()) {
-        keys.add(StreamingRun.windowKey(coder, w));
+        keys.add(SideInputHistory.windowKey(coder, w));
       }
       fired.add(keys);
       coders.add(coder);
