@@ -27,6 +27,7 @@ import org.apache.beam.runners.core.triggers.TriggerStateMachines;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.metrics.MetricName;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.util.WindowedValueReceiver;
 import org.apache.beam.sdk.util.construction.TriggerTranslation;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.WindowedValue;
@@ -114,10 +115,9 @@ final class GroupAlsoByWindowPartition
     private final Iterator<ByteBuffer> due;
     private final ExecutableTriggerStateMachine trigger;
     private final CounterCell dropped = new CounterCell(MetricName.named(ReduceFnRunner.class, "droppedDueToLateness"));
-    private final List<WindowedValue<KV<Object, Object>>> out = new ArrayList<>();
+    private final Panes out = new Panes();
     private final CoderBytes<Object> keyBytes = CoderBytes.of(spec.keyCoder);
     private final CoderBytes<WindowedValue<Object>> elementBytes = CoderBytes.of(spec.elementCoder);
-    private final CoderBytes<WindowedValue<KV<Object, Object>>> outputBytes = CoderBytes.of(spec.outputCoder);
     private int next;
     private boolean committed;
 
@@ -134,15 +134,15 @@ final class GroupAlsoByWindowPartition
     @Override
     public boolean hasNext() {
       try {
-        while (next == out.size() && !committed) {
-          out.clear();
+        while (next == out.encoded.size() && !committed) {
+          out.encoded.clear();
           next = 0;
           step();
         }
       } catch (Exception e) {
         throw new StepFailure(spec.stepName, e);
       }
-      return next < out.size();
+      return next < out.encoded.size();
     }
 
     @Override
@@ -150,11 +150,7 @@ final class GroupAlsoByWindowPartition
       if (!hasNext()) {
         throw new java.util.NoSuchElementException();
       }
-      try {
-        return outputBytes.encode(out.get(next++));
-      } catch (Exception e) {
-        throw new StepFailure(spec.stepName, e);
-      }
+      return out.encoded.get(next++);
     }
 
     private void step() throws Exception {
@@ -193,18 +189,37 @@ final class GroupAlsoByWindowPartition
     }
   }
 
+  /**
+   * Where a partition's panes go: each encoded as it is emitted. A combining step's pane can be
+   * its key and window's accumulator itself (a CombineFn whose output is its accumulator), which
+   * the key's next input, in accumulating mode, merges into in place.
+   */
+  private final class Panes implements WindowedValueReceiver<KV<Object, Object>> {
+    private final List<byte[]> encoded = new ArrayList<>();
+    private final CoderBytes<WindowedValue<KV<Object, Object>>> bytes = CoderBytes.of(spec.outputCoder);
+
+    @Override
+    public void output(WindowedValue<KV<Object, Object>> pane) {
+      try {
+        encoded.add(bytes.encode(pane));
+      } catch (Exception e) {
+        throw new StepFailure(spec.stepName, e);
+      }
+    }
+  }
+
   private ReduceFnRunner<Object, Object, Object, BoundedWindow> runner(
       KeyState key,
       TrackedTimerInternals timers,
       ExecutableTriggerStateMachine trigger,
-      List<WindowedValue<KV<Object, Object>>> out) {
+      Panes out) {
     return new ReduceFnRunner<>(
         key.state.getKey(),
         spec.strategy,
         trigger,
         key.state,
         timers,
-        out::add,
+        out,
         NullSideInputReader.empty(),
         spec.reduceFn,
         spec.options.get());
@@ -221,7 +236,7 @@ final class GroupAlsoByWindowPartition
   private void advance(
       KeyState key,
       ExecutableTriggerStateMachine trigger,
-      List<WindowedValue<KV<Object, Object>>> out)
+      Panes out)
       throws Exception {
     timerAdvance.advance(key, new Runner(key, trigger, out)::fire, spec.processingTime, spec.inputNow, spec.timerClock);
   }
@@ -230,14 +245,14 @@ final class GroupAlsoByWindowPartition
   private final class Runner {
     private final KeyState key;
     private final ExecutableTriggerStateMachine trigger;
-    private final List<WindowedValue<KV<Object, Object>>> out;
+    private final Panes out;
     private final TrackedTimerInternals timers;
     private ReduceFnRunner<Object, Object, Object, BoundedWindow> runner;
 
     Runner(
         KeyState key,
         ExecutableTriggerStateMachine trigger,
-        List<WindowedValue<KV<Object, Object>>> out) {
+        Panes out) {
       this.key = key;
       this.trigger = trigger;
       this.out = out;

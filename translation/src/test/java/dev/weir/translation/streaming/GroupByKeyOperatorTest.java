@@ -10,6 +10,7 @@ import java.util.List;
 import org.apache.beam.runners.core.SystemReduceFn;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.CoderRegistry;
+import org.apache.beam.sdk.coders.ListCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.transforms.Combine;
@@ -158,6 +159,71 @@ class GroupByKeyOperatorTest {
         assertThat(mode.toString(), sums(combine.epoch(at(20_000), at(3000), at(3000))), contains(late));
       }
     }
+  }
+
+  /**
+   * An early pane of a combining step keeps the value it fired with: the key's next partial, which
+   * in accumulating mode merges into the same accumulator (here in place, as Beam allows), comes
+   * after it. The CombineFn's output is its accumulator itself. Panes as Beam's trigger says: the
+   * first element's pane fires once the step's clock passes its arrival plus 1 ms, before the
+   * element of the epoch in which that happens; the next pane holds both.
+   */
+  @ParameterizedTest
+  @MethodSource("backends")
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  void anEarlyPaneOfACombineIsNotChangedByTheInputAfterIt(StateBackend backend) throws Exception {
+    WindowingStrategy<?, ?> strategy =
+        WindowingStrategy.of(new GlobalWindows())
+            .withTrigger(Repeatedly.forever(AfterProcessingTime.pastFirstElementInPane().plusDelayOf(Duration.millis(1))))
+            .withMode(AccumulationMode.ACCUMULATING_FIRED_PANES);
+    Coder<List<Integer>> listCoder = ListCoder.of(VarIntCoder.of());
+    SystemReduceFn<String, List<Integer>, ?, List<Integer>, BoundedWindow> reduceFn =
+        (SystemReduceFn) CombinePerKeyStreamingTranslator.keyedSide((Coder) StringUtf8Coder.of(), new ToListInPlace(), (Coder) listCoder);
+    try (GroupByKeyHarness<String, List<Integer>, List<Integer>> combine =
+        GroupByKeyHarness.combining(strategy, StringUtf8Coder.of(), listCoder, reduceFn, listCoder, STREAMING).withBackend(backend)) {
+      combine.add("k", new ArrayList<>(List.of(1)), at(0), GlobalWindow.INSTANCE);
+      assertThat(lists(combine.epoch(at(0), at(1000), at(1000))), empty());
+      combine.add("k", new ArrayList<>(List.of(2)), at(0), GlobalWindow.INSTANCE);
+      assertThat(lists(combine.epoch(at(0), at(2000), at(2000))), contains("EARLY [1]"));
+      assertThat(lists(combine.epoch(at(0), at(3000), at(3000))), contains("EARLY [1, 2]"));
+    }
+  }
+
+  /** A list of the inputs whose merge adds into its first accumulator and whose output is the accumulator. */
+  private static final class ToListInPlace extends Combine.CombineFn<Integer, List<Integer>, List<Integer>> {
+    @Override
+    public List<Integer> createAccumulator() {
+      return new ArrayList<>();
+    }
+
+    @Override
+    public List<Integer> addInput(List<Integer> accumulator, Integer input) {
+      accumulator.add(input);
+      return accumulator;
+    }
+
+    @Override
+    public List<Integer> mergeAccumulators(Iterable<List<Integer>> accumulators) {
+      java.util.Iterator<List<Integer>> it = accumulators.iterator();
+      List<Integer> first = it.next();
+      while (it.hasNext()) {
+        first.addAll(it.next());
+      }
+      return first;
+    }
+
+    @Override
+    public List<Integer> extractOutput(List<Integer> accumulator) {
+      return accumulator;
+    }
+  }
+
+  private static List<String> lists(List<WindowedValue<KV<String, List<Integer>>>> out) {
+    List<String> panes = new ArrayList<>();
+    for (WindowedValue<KV<String, List<Integer>>> pane : out) {
+      panes.add(pane.getPaneInfo().getTiming() + " " + pane.getValue().getValue());
+    }
+    return panes;
   }
 
   private static List<String> sums(List<WindowedValue<KV<String, Integer>>> out) {
