@@ -43,7 +43,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *
  * <p>The result is the expansion's exactly when adding a partial accumulator in one go cannot be
  * told from adding its elements one by one. So the expansion runs instead for merging windows,
- * side inputs, a trigger that counts elements ({@code AfterPane}), and a timestamp combiner other
+ * side inputs, a trigger that counts more than one element ({@code AfterPane}), and a timestamp combiner other
  * than end of window (the elements' own timestamps decide holds and lateness under those; at the
  * end of the window every element of a (key, window) has the same).
  */
@@ -70,9 +70,13 @@ public final class CombinePerKeyStreamingTranslator implements TransformTranslat
     return null;
   }
 
-  /** Whether the trigger, or one inside it, fires on a count of elements. */
+  /**
+   * Whether the trigger, or one inside it, fires on a count of more than one element. At least
+   * one element (the continuation of any trigger after a grouping) is at least one partial
+   * accumulator: that count fires alike.
+   */
   static boolean countsElements(Trigger trigger) {
-    if (trigger instanceof AfterPane) {
+    if (trigger instanceof AfterPane && ((AfterPane) trigger).getElementCount() > 1) {
       return true;
     }
     for (Trigger sub : trigger.subTriggers()) {

@@ -17,6 +17,7 @@ import org.apache.beam.sdk.transforms.Sum;
 import org.apache.beam.sdk.transforms.windowing.AfterPane;
 import org.apache.beam.sdk.transforms.windowing.AfterWatermark;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.transforms.windowing.Repeatedly;
 import org.apache.beam.sdk.transforms.windowing.Sessions;
 import org.apache.beam.sdk.transforms.windowing.SlidingWindows;
 import org.apache.beam.sdk.transforms.windowing.TimestampCombiner;
@@ -72,6 +73,18 @@ class CombinePerKeyStreamingTranslatorTest {
                 .withAllowedLateness(Duration.ZERO)
                 .discardingFiredPanes());
     assertThat(lines(plan), hasItem("Sum/GroupByKey -> GroupByKeyStreamingTranslator"));
+  }
+
+  /** At least one element, a grouping's continuation trigger, is at least one partial accumulator. */
+  @Test
+  void aTriggerOnTheFirstElementIsCombinedOnTheMapSide() {
+    String plan =
+        plan(
+            Window.<KV<String, Integer>>into(FixedWindows.of(Duration.standardSeconds(10)))
+                .triggering(Repeatedly.forever(AfterPane.elementCountAtLeast(1)))
+                .withAllowedLateness(Duration.ZERO)
+                .discardingFiredPanes());
+    assertThat(lines(plan), hasItem("Sum -> CombinePerKeyStreamingTranslator"));
   }
 
   @Test
