@@ -11,6 +11,7 @@ import java.util.List;
 import org.apache.beam.runners.core.construction.SerializablePipelineOptions;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.io.UnboundedSource;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
 import org.apache.beam.sdk.transforms.windowing.PaneInfo;
 import org.apache.beam.sdk.util.CoderUtils;
@@ -24,9 +25,10 @@ import scala.Tuple2;
  * Reads one epoch's slice of unbounded source splits on an executor, each with the split's
  * reader kept open from the epoch before ({@link SplitReaders}), or a new one from the split's
  * checkpoint mark. A reader whose {@code advance()} says nothing is ready is asked again after a
- * short pause: nothing ready means "not yet", not "done". A split reads until it has read {@code
+ * short pause: nothing ready means "not yet", not "done", unless the reader's watermark is at the
+ * end of time (Beam's sign that no record will follow). A split reads until it has read {@code
  * --epochMaxRecords} records, or for {@code --epochMaxReadTimeMillis}, or until nothing has been
- * ready for {@code --epochQuietMillis}. Then it reports its new mark and watermark, and where it
+ * ready for {@code --epochQuietMillis}, or until its reader is done. Then it reports its new mark and watermark, and where it
  * ran, so that its next slice is scheduled there again. Before reading, it finalizes the marks of
  * the epochs already committed, with the live mark objects where the reader made them.
  */
@@ -165,6 +167,10 @@ final class UnboundedSplitReader
         if (records >= limit || (!exact && now >= deadline)) {
           return records;
         }
+      } else if (!exact && !reader.getWatermark().isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE)) {
+        // Nothing ready, and the reader says nothing ever will: its watermark is at the end of
+        // time. Waiting out the quiet time would only delay the epoch (a finite stream's last).
+        return records;
       } else {
         // Nothing ready yet. An epoch run again after a crash waits for what it read before;
         // otherwise the split stops at its time limit, once it has been quiet for a while, or,

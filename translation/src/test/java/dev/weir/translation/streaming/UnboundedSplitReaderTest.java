@@ -1,0 +1,179 @@
+package dev.weir.translation.streaming;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.equalTo;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.beam.runners.core.construction.SerializablePipelineOptions;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.SerializableCoder;
+import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.io.UnboundedSource;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.values.WindowedValue;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Instant;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One epoch's read of a split, Spark-free: {@link UnboundedSplitReader} called as a Spark task
+ * would call it, on a scripted reader. The quiet time is far longer than any of these reads need,
+ * so a read that waits it out shows in the number of polls, not in a clock.
+ */
+class UnboundedSplitReaderTest {
+  private static final long LONG_QUIET_MILLIS = 10_000;
+  private final String runId = UUID.randomUUID().toString();
+
+  @AfterEach
+  void closeReaders() {
+    SplitReaders.closeRun(runId, -1);
+  }
+
+  @Test
+  void aReaderWhoseWatermarkIsAtTheEndOfTimeIsNotPolledAgain() {
+    ScriptedSource source = new ScriptedSource(List.of(1L, 2L, 3L), 0);
+
+    assertThat(readOneEpoch(source), contains(1L, 2L, 3L));
+    // start() and advance() gave the three records, then one advance() said nothing was ready
+    // while the watermark was at the end of time. Waiting for more is pointless: Beam's readers
+    // signal the end of their data this way.
+    assertThat(source.pollsAfterTheEnd.get(), equalTo(1));
+  }
+
+  @Test
+  void aReaderWithNothingReadyYetIsAskedAgain() {
+    // Nothing is ready for the first five polls, and the watermark is not at the end: "not yet".
+    ScriptedSource source = new ScriptedSource(List.of(7L, 8L), 5);
+
+    assertThat(readOneEpoch(source), contains(7L, 8L));
+    assertThat(source.pollsAfterTheEnd.get(), equalTo(1));
+  }
+
+  private List<Long> readOneEpoch(ScriptedSource source) {
+    StreamingSettings settings =
+        new StreamingSettings(1_000, LONG_QUIET_MILLIS, LONG_QUIET_MILLIS, 1, 0, 0, null);
+    UnboundedSplitReader reader =
+        new UnboundedSplitReader(
+            runId,
+            null,
+            "Read",
+            new SerializablePipelineOptions(PipelineOptionsFactory.create()),
+            settings,
+            new PartitionReports<>());
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    UnboundedSplitReader.Slice slice =
+        new UnboundedSplitReader.Slice(
+            0, (UnboundedSource) source, null, -1, 1, -1, -1, false, System.currentTimeMillis() + LONG_QUIET_MILLIS);
+    List<Long> read = new ArrayList<>();
+    Iterator<WindowedValue<Object>> out = reader.call(List.of(slice).iterator());
+    while (out.hasNext()) {
+      read.add((Long) out.next().getValue());
+    }
+    return read;
+  }
+
+  /**
+   * Gives nothing for its first {@code notReadyPolls} polls, then {@code records}; after the last
+   * its watermark is at the end of time, and it counts the polls it is asked after that.
+   */
+  private static final class ScriptedSource extends UnboundedSource<Long, ScriptedSource.Mark> {
+    final List<Long> records;
+    final int notReadyPolls;
+    final AtomicInteger pollsAfterTheEnd = new AtomicInteger();
+
+    ScriptedSource(List<Long> records, int notReadyPolls) {
+      this.records = records;
+      this.notReadyPolls = notReadyPolls;
+    }
+
+    static final class Mark implements UnboundedSource.CheckpointMark, Serializable {
+      @Override
+      public void finalizeCheckpoint() {}
+    }
+
+    @Override
+    public List<ScriptedSource> split(int desiredNumSplits, PipelineOptions options) {
+      return List.of(this);
+    }
+
+    @Override
+    public UnboundedReader<Long> createReader(PipelineOptions options, @Nullable Mark mark) {
+      return new Reader();
+    }
+
+    @Override
+    public Coder<Mark> getCheckpointMarkCoder() {
+      return SerializableCoder.of(Mark.class);
+    }
+
+    @Override
+    public Coder<Long> getOutputCoder() {
+      return VarLongCoder.of();
+    }
+
+    private final class Reader extends UnboundedReader<Long> {
+      private int polls;
+      private int next = -1;
+
+      @Override
+      public boolean start() {
+        return advance();
+      }
+
+      @Override
+      public boolean advance() {
+        if (polls++ < notReadyPolls) {
+          return false;
+        }
+        if (next + 1 < records.size()) {
+          next++;
+          return true;
+        }
+        next = records.size();
+        pollsAfterTheEnd.incrementAndGet();
+        return false;
+      }
+
+      @Override
+      public Long getCurrent() {
+        if (next < 0 || next >= records.size()) {
+          throw new NoSuchElementException();
+        }
+        return records.get(next);
+      }
+
+      @Override
+      public Instant getCurrentTimestamp() {
+        return new Instant(getCurrent());
+      }
+
+      @Override
+      public Instant getWatermark() {
+        return next >= records.size() ? BoundedWindow.TIMESTAMP_MAX_VALUE : BoundedWindow.TIMESTAMP_MIN_VALUE;
+      }
+
+      @Override
+      public CheckpointMark getCheckpointMark() {
+        return new Mark();
+      }
+
+      @Override
+      public UnboundedSource<Long, ?> getCurrentSource() {
+        return ScriptedSource.this;
+      }
+
+      @Override
+      public void close() {}
+    }
+  }
+}
