@@ -1,18 +1,15 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.TranslationContext;
+import dev.weir.translation.streaming.state.StateFiles;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
-import dev.weir.translation.TranslationContext;
-import dev.weir.translation.streaming.state.StateFiles;
-import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
-import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.spark.api.java.JavaRDD;
@@ -22,32 +19,25 @@ import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
- * The driver's side of one streaming run: the epoch counter, the processing clock, every step's
- * watermarks, and what each step keeps between epochs (a source's position, for instance). What
- * side inputs received is kept in a {@link SideInputHistory}; what an epoch decided, so that it
- * runs again the same way, in an {@link EpochReplayLog}.
+ * The driver's side of one streaming run, as the epoch loop and the steps' translators see it:
+ * the epoch counter and the current step, over the parts that keep the run's state between
+ * epochs: every step's watermarks ({@link WatermarkTracker}), the processing clock ({@link
+ * ProcessingClock}), what each step keeps (a source's position, for instance: {@link
+ * StepProgressStore}), what side inputs received ({@link SideInputHistory}) and what an epoch
+ * decided, so that it runs again the same way ({@link EpochReplayLog}).
  *
- * <p>Watermarks follow Beam's model, per step: the input watermark of a step is the minimum
- * output watermark of the steps producing its main inputs; a step's output watermark is its
- * input watermark unless it reports an earlier one (a grouping's holds) or its own (a source).
- * Idle producers (see {@link OperatorWatermarks#idle}) leave the minimum.
- * Steps run in topological order within an epoch, so a step sees the watermarks its producers
- * reached in the same epoch. It receives the epoch's elements at its previous input watermark
- * ({@link #inputWatermarkBefore}) and only then advances to the new one ({@link
- * #inputWatermark}): an element emitted upstream in this epoch is never late merely because the
- * watermark that follows it arrived in the same epoch. No watermark ever goes back.
+ * <p>A step receives the epoch's elements at its previous input watermark ({@link
+ * #inputWatermarkBefore}) and only then advances to the new one ({@link #inputWatermark}): an
+ * element emitted upstream in this epoch is never late merely because the watermark that follows
+ * it arrived in the same epoch.
  */
 public final class StreamingRun {
   private final String runId = UUID.randomUUID().toString();
   private final StreamingSettings settings;
   private final int keyedPartitions;
-  private final Map<String, List<String>> producers;
-  private final Map<PCollection<?>, String> producerOf;
   private final SideInputHistory sideInputs = new SideInputHistory();
-  private final Map<String, OperatorWatermarks> watermarks = new LinkedHashMap<>();
-  private final Map<String, Kept<?>> progress = new HashMap<>();
-  /** What the commit the run resumed from holds of the steps' progress not asked for since. */
-  private final Map<String, byte[]> restoredProgress = new HashMap<>();
+  private final WatermarkTracker watermarks;
+  private final StepProgressStore progress = new StepProgressStore();
   private final List<Runnable> atEpochEnd = new ArrayList<>();
   private final List<Runnable> releases = new ArrayList<>();
   /** Where this run's tasks held readers or state (Spark task locations). */
@@ -56,22 +46,15 @@ public final class StreamingRun {
   private final Map<String, String[]> partitionLocations = new HashMap<>();
   /** The last epoch whose jobs all ran (and, with a checkpoint dir, that was committed). */
   private long lastCompleted = -1;
-  private final boolean testClock;
   private final @Nullable CheckpointDir checkpoints;
   /** What this epoch decided, recorded so that it runs again the same way if cut short. */
   private final EpochReplayLog replayLog;
+  private final ProcessingClock clock;
   private long epoch;
-  private Instant clock;
   private boolean active;
   private boolean waiting;
   private boolean draining;
   private @Nullable String step;
-  /** The current step's processing time, once asked for ({@link #stepProcessingTime}). */
-  private @Nullable Instant stepClock;
-  private Instant inputBefore = BoundedWindow.TIMESTAMP_MIN_VALUE;
-  private Instant inputNow = BoundedWindow.TIMESTAMP_MIN_VALUE;
-  private @Nullable Instant reported;
-  private boolean reportedIdle;
 
   /**
    * @param producers for each step in topological order, the steps producing its main inputs
@@ -89,15 +72,9 @@ public final class StreamingRun {
     this.settings = settings;
     this.checkpoints = checkpoints;
     this.replayLog = new EpochReplayLog(checkpoints);
-    this.producerOf = producerOf;
+    this.clock = new ProcessingClock(testClock, replayLog);
     this.keyedPartitions = keyedPartitions;
-    this.producers = producers;
-    this.testClock = testClock;
-    this.clock = testClock ? BoundedWindow.TIMESTAMP_MIN_VALUE : Instant.now();
-    for (String name : producers.keySet()) {
-      watermarks.put(
-          name, new OperatorWatermarks(BoundedWindow.TIMESTAMP_MIN_VALUE, BoundedWindow.TIMESTAMP_MIN_VALUE));
-    }
+    this.watermarks = new WatermarkTracker(producers, producerOf);
   }
 
   public String runId() {
@@ -130,7 +107,7 @@ public final class StreamingRun {
    * what the epoch read.
    */
   public Instant processingTime() {
-    return clock;
+    return clock.epochTime();
   }
 
   /**
@@ -142,16 +119,12 @@ public final class StreamingRun {
    * TestStream's clock is the epoch's.
    */
   public Instant stepProcessingTime() {
-    if (stepClock == null) {
-      Instant now = Instant.now();
-      stepClock = testClock ? clock : replayLog.time(epoch, "clock-" + CheckpointDir.stepDir(step), now.isAfter(clock) ? now : clock);
-    }
-    return stepClock;
+    return clock.stepTime(epoch, step);
   }
 
   /** Moves a TestStream's processing clock on. */
   public void advanceTestClock(Duration by) {
-    clock = clock.plus(by);
+    clock.advanceTestClock(by);
   }
 
   /** Whether the run is being drained: sources read nothing more and end their watermarks. */
@@ -161,17 +134,17 @@ public final class StreamingRun {
 
   /** The current step's input watermark when the epoch began. */
   public Instant inputWatermarkBefore() {
-    return inputBefore;
+    return watermarks.inputWatermarkBefore();
   }
 
   /** The current step's input watermark now that its producers have run in this epoch. */
   public Instant inputWatermark() {
-    return inputNow;
+    return watermarks.inputWatermark();
   }
 
   /** The current step's output watermark when the epoch began. */
   public Instant outputWatermarkBefore() {
-    return watermarks.get(step).output();
+    return watermarks.outputWatermarkBefore();
   }
 
   /**
@@ -179,12 +152,12 @@ public final class StreamingRun {
    * already combined with its input watermark. It never goes back.
    */
   public void reportOutputWatermark(Instant watermark) {
-    reported = watermark;
+    watermarks.report(watermark);
   }
 
   /** Says that the current step, a source, is idle: every split of it has gone quiet. */
   public void reportIdle() {
-    reportedIdle = true;
+    watermarks.reportIdle();
   }
 
   /** Says that this epoch did something (read data, emitted output), so the next starts at once. */
@@ -201,42 +174,8 @@ public final class StreamingRun {
    * What step {@code stepName} keeps between epochs of this kind: restored from the commit the
    * run resumed from, or the kind's initial value the first time.
    */
-  @SuppressWarnings("unchecked")
   public <T> T progressOf(String stepName, StepProgress<T> kind) {
-    String key = kind.key(stepName);
-    Kept<?> kept = progress.get(key);
-    if (kept != null) {
-      if (!kept.kind().equals(kind)) {
-        throw new IllegalStateException("Step '" + stepName + "' keeps '" + kind.name() + "' of two kinds");
-      }
-      return (T) kept.value();
-    }
-    byte[] committed = restoredProgress.remove(key);
-    T value;
-    if (committed == null) {
-      value = kind.initial().get();
-    } else {
-      try {
-        value = CoderUtils.decodeFromByteArray(kind.coder(), committed);
-      } catch (Exception e) {
-        throw new IllegalStateException(
-            "Step '" + stepName + "': could not read its '" + kind.name() + "' from the commit of epoch " + epoch
-                + " in --checkpointDir=" + checkpoints, e);
-      }
-    }
-    progress.put(key, new Kept<>(kind, value));
-    return value;
-  }
-
-  /** What a step keeps, with its kind, so that it is committed with the kind's coder. */
-  private record Kept<T>(StepProgress<T> kind, T value) {
-    byte[] encode() {
-      try {
-        return CoderUtils.encodeToByteArray(kind.coder(), value);
-      } catch (Exception e) {
-        throw new IllegalStateException("Could not encode '" + kind.name() + "' for the epoch's commit", e);
-      }
-    }
+    return progress.get(stepName, kind, "the commit of epoch " + epoch + " in --checkpointDir=" + checkpoints);
   }
 
   /** Runs {@code action} once this epoch's jobs have all run, if they all succeeded. */
@@ -256,7 +195,7 @@ public final class StreamingRun {
 
   /** The output watermark of the step producing {@code pc}, as it is now in this epoch. */
   public Instant watermarkOf(PCollection<?> pc) {
-    return watermarks.get(producerOf.get(pc)).output();
+    return watermarks.watermarkOf(pc);
   }
 
   /**
@@ -277,12 +216,14 @@ public final class StreamingRun {
 
   /** What is committed after this epoch. */
   public EpochCommit snapshot() {
-    Map<String, byte[]> kept = new HashMap<>(restoredProgress);
-    for (Map.Entry<String, Kept<?>> p : progress.entrySet()) {
-      kept.put(p.getKey(), p.getValue().encode());
-    }
     return new EpochCommit(
-        epoch, clock.getMillis(), draining, keyedPartitions, new LinkedHashMap<>(watermarks), kept, sideInputs.snapshot());
+        epoch,
+        clock.epochTime().getMillis(),
+        draining,
+        keyedPartitions,
+        new LinkedHashMap<>(watermarks.all()),
+        progress.encode(),
+        sideInputs.snapshot());
   }
 
   /** Continues from a committed epoch: the next epoch is the one after it. */
@@ -290,24 +231,16 @@ public final class StreamingRun {
     epoch = commit.epoch();
     lastCompleted = commit.epoch();
     replayLog.resumeAfter(epoch);
-    Instant committedClock = new Instant(commit.processingTimeMillis());
-    if (testClock || committedClock.isAfter(clock)) {
-      clock = committedClock;
-    }
+    clock.restore(new Instant(commit.processingTimeMillis()));
     draining = commit.draining();
-    for (Map.Entry<String, OperatorWatermarks> w : commit.watermarks().entrySet()) {
-      if (watermarks.containsKey(w.getKey())) {
-        watermarks.put(w.getKey(), w.getValue());
-      }
-    }
-    progress.clear();
-    restoredProgress.putAll(commit.progress());
+    watermarks.restore(commit.watermarks());
+    progress.restore(commit.progress());
     sideInputs.restore(commit.sideInputs(), "the commit of epoch " + epoch + " in --checkpointDir=" + checkpoints);
   }
 
   /** Every step's watermarks after the last epoch, in topological order. */
   public Map<String, OperatorWatermarks> watermarks() {
-    return Collections.unmodifiableMap(new LinkedHashMap<>(watermarks));
+    return watermarks.all();
   }
 
 
@@ -318,13 +251,7 @@ public final class StreamingRun {
     draining |= drain;
     active = false;
     waiting = false;
-    if (!testClock) {
-      Instant now = Instant.now();
-      if (now.isAfter(clock)) {
-        clock = now;
-      }
-    }
-    clock = replayLog.time(epoch, "clock", clock);
+    clock.beginEpoch(epoch);
   }
 
   /** Whether the epoch after the restored commit had started: it runs again as it ran then. */
@@ -352,35 +279,14 @@ public final class StreamingRun {
   /** Makes {@code name} the current step; its producers have run in this epoch already. */
   public void beginStep(String name) {
     step = name;
-    stepClock = null;
-    reported = null;
-    reportedIdle = false;
-    inputBefore = watermarks.get(name).input();
-    // Idle producers leave the minimum; when all are idle, so is this step, and it keeps its
-    // input watermark where it was.
-    Instant in = null;
-    for (String producer : producers.get(name)) {
-      OperatorWatermarks upstream = watermarks.get(producer);
-      if (!upstream.idle() && (in == null || upstream.output().isBefore(in))) {
-        in = upstream.output();
-      }
-    }
-    if (in == null) {
-      in = producers.get(name).isEmpty() ? BoundedWindow.TIMESTAMP_MAX_VALUE : inputBefore;
-    }
-    inputNow = max(inputBefore, in);
+    clock.beginStep();
+    watermarks.beginStep(name);
   }
 
   /** Records the current step's watermarks; true if either moved. */
   public boolean endStep() {
-    OperatorWatermarks before = watermarks.get(step);
-    Instant out = max(before.output(), reported != null ? reported : inputNow);
-    List<String> upstream = producers.get(step);
-    boolean idle = upstream.isEmpty() ? reportedIdle : upstream.stream().allMatch(p -> watermarks.get(p).idle());
-    OperatorWatermarks after = new OperatorWatermarks(inputNow, out, idle);
-    watermarks.put(step, after);
     step = null;
-    return !after.equals(before);
+    return watermarks.endStep();
   }
 
   /** Runs the epoch-end actions if every job of the epoch ran, and releases its cached data. */
@@ -420,17 +326,7 @@ public final class StreamingRun {
    * reached it: empty unless something holds a watermark it should not.
    */
   public List<String> heldAfterEndOfInput() {
-    List<String> held = new ArrayList<>();
-    for (Map.Entry<String, OperatorWatermarks> w : watermarks.entrySet()) {
-      boolean source = producers.get(w.getKey()).isEmpty();
-      if (w.getValue().output().isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE)) {
-        if (source) {
-          return List.of();
-        }
-        held.add(w.getKey() + " (" + w.getValue() + ")");
-      }
-    }
-    return held;
+    return watermarks.heldAfterEndOfInput();
   }
 
   /** Notes an executor (a Spark task location) where this run keeps readers or state. */
@@ -460,15 +356,6 @@ public final class StreamingRun {
 
   /** Whether every step's output watermark reached the end of time. */
   public boolean finished() {
-    for (OperatorWatermarks w : watermarks.values()) {
-      if (w.output().isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE)) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private static Instant max(Instant a, Instant b) {
-    return a.isAfter(b) ? a : b;
+    return watermarks.finished();
   }
 }
