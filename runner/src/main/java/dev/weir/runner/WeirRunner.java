@@ -5,15 +5,18 @@ import dev.weir.translation.ModeDetector;
 import dev.weir.translation.Overrides;
 import dev.weir.translation.PipelineTranslator;
 import dev.weir.translation.TimePolicies;
+import dev.weir.translation.batch.BatchTranslators;
 import dev.weir.translation.metrics.PipelineMetrics;
+import dev.weir.translation.streaming.EpochLoop;
 import dev.weir.translation.streaming.StreamingSettings;
+import dev.weir.translation.streaming.StreamingTranslators;
 import dev.weir.translation.streaming.state.MemoryStateBackend;
 import dev.weir.translation.streaming.state.RocksDbStateBackend;
 import dev.weir.translation.streaming.state.StateBackend;
-import org.apache.beam.sdk.metrics.MetricsEnvironment;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.PipelineRunner;
+import org.apache.beam.sdk.metrics.MetricsEnvironment;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsValidator;
 import org.apache.beam.sdk.values.PCollection;
@@ -81,7 +84,7 @@ public final class WeirRunner extends PipelineRunner<PipelineResult> {
     StateBackend stateBackend = stateBackend(options);
     Overrides.apply(pipeline);
     TimePolicies policies = policies(options, streaming);
-    PipelineTranslator plan = PipelineTranslator.check(pipeline, policies, streaming);
+    PipelineTranslator plan = PipelineTranslator.check(pipeline, policies, streaming ? StreamingTranslators.INSTANCE : BatchTranslators.INSTANCE);
     LOG.info(
         "{} plan of {} ({}):\n{}", streaming ? "Streaming" : "Batch", options.getJobName(), policies, plan.explain());
     StreamingSettings settings =
@@ -119,7 +122,7 @@ public final class WeirRunner extends PipelineRunner<PipelineResult> {
                 session.sparkContext(),
                 metrics,
                 pusher,
-                (jobGroup, control) -> plan.executeStreaming(session, options, metrics, settings, jobGroup, control))
+                (jobGroup, control) -> EpochLoop.run(plan, session, options, metrics, settings, jobGroup, control))
             : WeirPipelineResult.batch(
                 options.getJobName(),
                 session.sparkContext(),

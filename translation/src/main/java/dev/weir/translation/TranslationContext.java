@@ -2,7 +2,6 @@ package dev.weir.translation;
 
 import dev.weir.encoders.CoderEncoders;
 import dev.weir.translation.metrics.PipelineMetrics;
-import dev.weir.translation.streaming.StreamingRun;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -42,7 +41,7 @@ public final class TranslationContext {
   private final Map<PCollection<?>, Integer> consumers;
   private final TimePolicies policies;
   private final PipelineMetrics metrics;
-  private final @Nullable StreamingRun streaming;
+  private final @Nullable StreamingEpoch streaming;
   private final Map<PCollection<?>, Dataset<?>> datasets = new HashMap<>();
   private final Map<TupleTag<?>, PCollection<?>> viewInputs = new HashMap<>();
   private final Map<TupleTag<?>, SideInputData> sideInputs = new HashMap<>();
@@ -67,7 +66,7 @@ public final class TranslationContext {
       Map<PCollection<?>, Integer> consumers,
       TimePolicies policies,
       PipelineMetrics metrics,
-      @Nullable StreamingRun streaming,
+      @Nullable StreamingEpoch streaming,
       Map<PCollection<?>, Dataset<?>> emptyDatasets) {
     this.emptyDatasets = emptyDatasets;
     this.session = session;
@@ -88,7 +87,7 @@ public final class TranslationContext {
   }
 
   /** The streaming run this translation is an epoch of; fails in batch. */
-  public StreamingRun streaming() {
+  public StreamingEpoch streaming() {
     if (streaming == null) {
       throw new IllegalStateException("Step '" + stepName() + "' is translated for streaming, but this run is batch");
     }
@@ -108,7 +107,8 @@ public final class TranslationContext {
     return options;
   }
 
-  void setCurrent(AppliedPTransform<?, ?, ?> transform) {
+  /** Makes {@code transform} the step being translated. */
+  public void setCurrent(AppliedPTransform<?, ?, ?> transform) {
     this.current = transform;
     inputOverrides.clear();
   }
@@ -327,16 +327,17 @@ public final class TranslationContext {
   }
 
   /** Datasets that no transform reads: evaluating them runs the whole pipeline. */
-  Map<String, Dataset<?>> leaves() {
+  public Map<String, Dataset<?>> leaves() {
     return leaves;
   }
 
   /** RDDs that no transform reads (streaming): the rest of an epoch, evaluated with {@link #leaves}. */
-  Map<String, JavaRDD<?>> rddLeaves() {
+  public Map<String, JavaRDD<?>> rddLeaves() {
     return rddLeaves;
   }
 
-  void close() {
+  /** Releases what this translation persisted and broadcast, once its jobs have run. */
+  public void close() {
     for (Dataset<?> ds : persisted) {
       ds.unpersist(false);
     }

@@ -8,6 +8,7 @@ import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.weir.translation.batch.BatchTranslators;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.beam.sdk.Pipeline;
@@ -71,7 +72,7 @@ class PipelineTranslatorTest implements java.io.Serializable {
     Pipeline p = TestSpark.pipeline();
     p.apply(Create.of(KV.of("a", 1))).apply("Sum", org.apache.beam.sdk.transforms.Sum.integersPerKey());
     Overrides.apply(p);
-    String plan = PipelineTranslator.check(p, TimePolicies.batchDefaults(), false).explain();
+    String plan = PipelineTranslator.check(p, TimePolicies.batchDefaults(), BatchTranslators.INSTANCE).explain();
     assertThat(List.of(plan.split("\n")), hasItem("Sum -> CombinePerKeyTranslator"));
     assertThat(plan, containsString("Create.Values/Impulse -> ImpulseTranslator"));
   }

@@ -1,10 +1,11 @@
 package dev.weir.translation;
 
+import dev.weir.testing.PAssertCounts;
+import dev.weir.translation.batch.BatchTranslators;
+import dev.weir.translation.metrics.PipelineMetrics;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import dev.weir.testing.PAssertCounts;
-import dev.weir.translation.metrics.PipelineMetrics;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
@@ -83,7 +84,7 @@ public final class TestSpark {
    */
   public static PipelineTranslator run(Pipeline pipeline, TimePolicies policies) {
     Overrides.apply(pipeline);
-    PipelineTranslator plan = PipelineTranslator.check(pipeline, policies, false);
+    PipelineTranslator plan = PipelineTranslator.check(pipeline, policies, BatchTranslators.INSTANCE);
     PipelineMetrics metrics = PipelineMetrics.register(session().sparkContext(), "test");
     plan.execute(session(), pipeline.getOptions(), metrics);
     PAssertCounts.verify(pipeline, metrics.results());

@@ -34,7 +34,7 @@ public final class BoundedSourceStreamingTranslator<T extends PTransform<?, ?>> 
 
   @Override
   public void translate(T transform, TranslationContext context) {
-    StreamingRun run = context.streaming();
+    StreamingRun run = StreamingRun.of(context);
     boolean[] pending = run.progress(PENDING);
     if (pending[0]) {
       pending[0] = false;

@@ -57,7 +57,7 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
       Coder<Object> keyCoder,
       Coder<?> valueCoder,
       SystemReduceFn<Object, ?, ?, ?, BoundedWindow> reduceFn) {
-    StreamingRun run = context.streaming();
+    StreamingRun run = StreamingRun.of(context);
     PCollection<?> input = context.input();
     PCollection<?> output = context.output();
     WindowingStrategy<?, BoundedWindow> strategy = (WindowingStrategy<?, BoundedWindow>) input.getWindowingStrategy();

@@ -170,7 +170,7 @@ final class KeyedShuffle {
      * step's processing time if processing-time timers fire); if so its outputs are known empty.
      */
     boolean skipsEpoch(TranslationContext context) {
-      StreamingRun run = context.streaming();
+      StreamingRun run = StreamingRun.of(context);
       boolean processingTimers =
           context.policies().processingTimeTimers() == TimePolicies.ProcessingTimeTimers.ALLOW;
       if (!nothingDue(context.isEmpty(context.input()), run.inputWatermark(), processingTimers ? run.stepProcessingTime() : null)) {
@@ -200,7 +200,7 @@ final class KeyedShuffle {
    * before, where its state is in memory ({@link PinnedRdd}).
    */
   static JavaRDD<byte[]> pinned(TranslationContext context, JavaRDD<byte[]> result) {
-    return PinnedRdd.of(result, context.streaming().partitionLocations(context.stepName()));
+    return PinnedRdd.of(result, StreamingRun.of(context).partitionLocations(context.stepName()));
   }
 
   /**
@@ -215,7 +215,7 @@ final class KeyedShuffle {
       PartitionReports<PartitionReport> reports,
       int partitions,
       LastRun last) {
-    StreamingRun run = context.streaming();
+    StreamingRun run = StreamingRun.of(context);
     result.persist(StorageLevel.MEMORY_AND_DISK());
     run.unpersistAtEpochEnd(result);
     context.session().sparkContext().setJobDescription(context.stepName());

@@ -84,7 +84,7 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
 
   @Override
   public void translate(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
-    StreamingRun run = context.streaming();
+    StreamingRun run = StreamingRun.of(context);
     Instant hold = run.inputWatermark();
     if (!transform.getSideInputs().isEmpty()) {
       hold = min(hold, waitForSideInputs(transform.getSideInputs().values(), context));
@@ -171,7 +171,7 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
   private static Instant runStateful(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
-    StreamingRun run = context.streaming();
+    StreamingRun run = StreamingRun.of(context);
     PCollection<KV<Object, Object>> input = context.input();
     KeyedShuffle.LastRun last = KeyedShuffle.LastRun.of(run, context.stepName());
     if (transform.getSideInputs().isEmpty() && last.skipsEpoch(context)) {
@@ -219,7 +219,7 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
   static Instant waitForSideInputs(java.util.Collection<PCollectionView<?>> sideInputs, TranslationContext context) {
-    StreamingRun run = context.streaming();
+    StreamingRun run = StreamingRun.of(context);
     PCollection<Object> input = context.input();
     Coder<WindowedValue<Object>> coder =
         (Coder) WindowedValues.getFullCoder(input.getCoder(), TranslationContext.windowCoder(input));

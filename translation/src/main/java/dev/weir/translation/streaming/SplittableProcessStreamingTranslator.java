@@ -44,7 +44,7 @@ public final class SplittableProcessStreamingTranslator
   @Override
   @SuppressWarnings({"unchecked", "rawtypes"})
   public void translate(SplittableParDo.ProcessKeyedElements<?, ?, ?, ?> transform, TranslationContext context) {
-    StreamingRun run = context.streaming();
+    StreamingRun run = StreamingRun.of(context);
     Instant hold = run.inputWatermark();
     if (!transform.getSideInputs().isEmpty()) {
       hold = min(hold, ParDoStreamingTranslator.waitForSideInputs(transform.getSideInputs(), context));

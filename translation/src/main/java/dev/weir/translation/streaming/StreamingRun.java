@@ -1,5 +1,6 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.StreamingEpoch;
 import dev.weir.translation.TranslationContext;
 import dev.weir.translation.streaming.state.StateFiles;
 import java.util.ArrayList;
@@ -31,7 +32,7 @@ import org.joda.time.Instant;
  * element emitted upstream in this epoch is never late merely because the watermark that follows
  * it arrived in the same epoch.
  */
-public final class StreamingRun {
+public final class StreamingRun implements StreamingEpoch {
   private final String runId = UUID.randomUUID().toString();
   private final StreamingSettings settings;
   private final int keyedPartitions;
@@ -77,6 +78,12 @@ public final class StreamingRun {
     this.watermarks = new WatermarkTracker(producers, producerOf);
   }
 
+  /** The streaming run that {@code context} translates an epoch of; fails in batch. */
+  public static StreamingRun of(TranslationContext context) {
+    return (StreamingRun) context.streaming();
+  }
+
+  @Override
   public String runId() {
     return runId;
   }
@@ -202,6 +209,7 @@ public final class StreamingRun {
    * Side input {@code view} as it stands in this epoch (Beam-encoded, one window each): the
    * latest pane of every window ({@link SideInputHistory#contents}).
    */
+  @Override
   public List<byte[]> sideInputContents(TranslationContext context, PCollectionView<?> view, PCollection<?> pc) {
     return sideInputs.contents(context, view, pc, epoch);
   }
@@ -244,7 +252,7 @@ public final class StreamingRun {
   }
 
 
-  // The epoch loop (PipelineTranslator) drives the run through the methods below.
+  // The epoch loop (EpochLoop) drives the run through the methods below.
 
   public void beginEpoch(boolean drain) {
     epoch++;

@@ -71,7 +71,7 @@ public final class TestStreamTranslator<T> implements TransformTranslator<TestSt
   @Override
   @SuppressWarnings("unchecked")
   public void translate(TestStream<T> transform, TranslationContext context) {
-    StreamingRun run = context.streaming();
+    StreamingRun run = StreamingRun.of(context);
     Position p = run.progressOf(context.stepName(), POSITION);
     PCollection<T> out = context.output();
     List<WindowedValue<T>> elements = new ArrayList<>();

@@ -122,7 +122,7 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
   @Override
   @SuppressWarnings({"unchecked", "rawtypes"})
   public void translate(PTransform<?, ?> transform, TranslationContext context) {
-    StreamingRun run = context.streaming();
+    StreamingRun run = StreamingRun.of(context);
     PCollection<Object> out = context.output();
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(context.session().sparkContext());
     Splits splits = run.progress(SPLITS);

@@ -40,7 +40,7 @@ class CombinePerKeyStreamingTranslatorTest {
         p.apply(TestStream.create(KvCoder.of(StringUtf8Coder.of(), VarIntCoder.of())).advanceWatermarkToInfinity());
     input.apply(window).apply("Sum", Sum.integersPerKey());
     Overrides.apply(p);
-    return PipelineTranslator.check(p, TimePolicies.streamingDefaults(), true).explain();
+    return PipelineTranslator.check(p, TimePolicies.streamingDefaults(), StreamingTranslators.INSTANCE).explain();
   }
 
   private static List<String> lines(String plan) {
