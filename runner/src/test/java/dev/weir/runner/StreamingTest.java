@@ -41,6 +41,7 @@ import org.apache.beam.sdk.transforms.WithKeys;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
+import org.apache.beam.sdk.transforms.windowing.Sessions;
 import org.apache.beam.sdk.transforms.windowing.SlidingWindows;
 import org.apache.beam.sdk.transforms.windowing.TimestampCombiner;
 import org.apache.beam.sdk.transforms.windowing.Window;
@@ -449,6 +450,40 @@ class StreamingTest {
             "a 6 ON_TIME, window ending 14999",
             "b 10 ON_TIME, window ending 9999",
             "b 10 ON_TIME, window ending 14999");
+    assertThat(p.run().waitUntilFinish(), equalTo(PipelineResult.State.DONE));
+  }
+
+  /**
+   * A sum per key over sessions (gap 10 s, no allowed lateness), which streaming combines on the
+   * map side, merging each partition's sessions, and merges again on the keyed side across
+   * partitions and epochs. The TestStream's events are one epoch each:
+   * <ol>
+   *   <li>1 at 0 s and 2 at 5 s: the session [0 s, 15 s);
+   *   <li>4 at 20 s: the session [20 s, 30 s), apart;
+   *   <li>8 at 12 s: its window [12 s, 22 s) bridges both, so one session [0 s, 30 s) of 15;
+   *   <li>the watermark to 31 s: that session fires on time, 15;
+   *   <li>16 at 19 s, whose window [19 s, 29 s) has expired (it ends before the watermark):
+   *       dropped, even though it overlaps the window of 32 at 22 s, [22 s, 32 s), which has not;
+   *   <li>the end: the session [22 s, 32 s) fires on time, 32.
+   * </ol>
+   */
+  @Test
+  void aSessionSumMergesSessionsAcrossEpochsAndDropsExpiredElements() {
+    Pipeline p = Pipelines.create();
+    TestStream<KV<String, Integer>> events =
+        TestStream.create(KvCoder.of(StringUtf8Coder.of(), VarIntCoder.of()))
+            .addElements(TimestampedValue.of(KV.of("k", 1), sec(0)), TimestampedValue.of(KV.of("k", 2), sec(5)))
+            .addElements(TimestampedValue.of(KV.of("k", 4), sec(20)))
+            .addElements(TimestampedValue.of(KV.of("k", 8), sec(12)))
+            .advanceWatermarkTo(sec(31))
+            .addElements(TimestampedValue.of(KV.of("k", 16), sec(19)), TimestampedValue.of(KV.of("k", 32), sec(22)))
+            .advanceWatermarkToInfinity();
+    PCollection<KV<String, Integer>> sums =
+        p.apply(events)
+            .apply(Window.into(Sessions.withGapDuration(Duration.standardSeconds(10))))
+            .apply("Sum", Sum.integersPerKey());
+    PAssert.that(sums.apply("Describe", ParDo.of(new DescribeSum())))
+        .containsInAnyOrder("k 15 ON_TIME, window ending 29999", "k 32 ON_TIME, window ending 31999");
     assertThat(p.run().waitUntilFinish(), equalTo(PipelineResult.State.DONE));
   }
 

@@ -10,6 +10,8 @@ import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.transforms.Combine;
 import org.apache.beam.sdk.transforms.CombineFnBase.GlobalCombineFn;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.Sessions;
+import org.apache.beam.sdk.transforms.windowing.WindowFn;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.WindowedValue;
@@ -36,16 +38,24 @@ public final class CombinePerKeyTranslator implements TransformTranslator<Combin
     if (GroupByKeyTranslator.honoursTrigger(input.getWindowingStrategy(), context)) {
       return "a triggered Combine produces its panes after a GroupByKey";
     }
+    if (!input.getWindowingStrategy().getWindowFn().isNonMerging()) {
+      // The keyed side here combines by (key, window), and merging needs each key's windows.
+      return "merging windows are combined after a GroupByKey";
+    }
     return whyNotPartial(transform, input);
   }
 
   /**
    * Why {@code transform} cannot be combined in partial accumulators per (key, window) before a
-   * shuffle, in either mode (null if it can): merging windows, side inputs, no accumulator coder.
+   * shuffle, in either mode (null if it can): merging windows other than {@code Sessions}, side
+   * inputs, no accumulator coder.
    */
   public static @Nullable String whyNotPartial(Combine.PerKey<?, ?, ?> transform, PCollection<?> input) {
-    if (!input.getWindowingStrategy().getWindowFn().isNonMerging()) {
-      return "merging windows are combined after a GroupByKey";
+    WindowFn<?, ?> windowFn = input.getWindowingStrategy().getWindowFn();
+    if (!windowFn.isNonMerging() && windowFn.getClass() != Sessions.class) {
+      // Sessions merge by the union of overlapping intervals, so windows merged per partition
+      // merge again into the same sessions; another WindowFn's merging may not.
+      return "merging windows other than Sessions are combined after a GroupByKey";
     }
     if (!transform.getSideInputs().isEmpty()) {
       return "a CombineFn with side inputs runs as a ParDo after a GroupByKey";

@@ -1,6 +1,7 @@
 package dev.weir.translation.runtime;
 
 import dev.weir.translation.StepFailure;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.runners.core.construction.SerializablePipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptions;
@@ -97,6 +98,28 @@ public final class KeyWindowCombiner implements java.io.Serializable {
       a.accumulator = fn.mergeAccumulators(List.of(a.accumulator, b.accumulator), context());
       a.timestamp = timestampCombiner.combine(a.timestamp, b.timestamp);
       return a;
+    } catch (RuntimeException e) {
+      throw new StepFailure(stepName, e);
+    }
+  }
+
+  /**
+   * Merges the buffers of one key whose windows a merging WindowFn merged into {@code result}:
+   * their accumulators combined, their timestamps merged into the result window's context.
+   */
+  public CombineBuffer mergeWindows(List<CombineBuffer> buffers, BoundedWindow result) {
+    try {
+      CombineBuffer merged = buffers.get(0);
+      List<Object> accumulators = new ArrayList<>(buffers.size());
+      List<Instant> timestamps = new ArrayList<>(buffers.size());
+      for (CombineBuffer buffer : buffers) {
+        accumulators.add(buffer.accumulator);
+        timestamps.add(buffer.timestamp);
+      }
+      merged.accumulator = buffers.size() == 1 ? merged.accumulator : fn.mergeAccumulators(accumulators, context());
+      merged.timestamp = timestampCombiner.merge(result, timestamps);
+      merged.window = result;
+      return merged;
     } catch (RuntimeException e) {
       throw new StepFailure(stepName, e);
     }

@@ -42,7 +42,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * expansion would shuffle every element and buffer it in state until its window fires.
  *
  * <p>The result is the expansion's exactly when adding a partial accumulator in one go cannot be
- * told from adding its elements one by one. So the expansion runs instead for merging windows,
+ * told from adding its elements one by one. Sessions are merged on the map side too, per key, as
+ * far as the partition's elements go; the keyed side merges them with the rest (a union of
+ * overlapping intervals, whatever the order). The expansion runs instead for other merging windows,
  * side inputs, a trigger that counts more than one element ({@code AfterPane}), and a timestamp combiner other
  * than end of window (the elements' own timestamps decide holds and lateness under those; at the
  * end of the window every element of a (key, window) has the same).
@@ -101,8 +103,12 @@ public final class CombinePerKeyStreamingTranslator implements TransformTranslat
     }
     KeyWindowCombiner combiner =
         new KeyWindowCombiner(context.stepName(), transform.getFn(), context.options(), strategy.getTimestampCombiner());
+    PartialCombine.Merging merging =
+        strategy.getWindowFn().isNonMerging()
+            ? null
+            : new PartialCombine.Merging(strategy.getWindowFn(), StreamingRun.of(context).inputWatermarkBefore(), strategy.getAllowedLateness());
     JavaRDD<WindowedValue<KV<Object, Object>>> partial =
-        context.rdd(input).mapPartitions(new MapSide(combiner, kvCoder.getKeyCoder(), strategy.getWindowFn().windowCoder()));
+        context.rdd(input).mapPartitions(new MapSide(combiner, kvCoder.getKeyCoder(), strategy.getWindowFn().windowCoder(), merging));
     GroupByKeyStreamingTranslator.reduceByKey(
         context, partial, kvCoder.getKeyCoder(), accumulatorCoder, keyedSide(kvCoder.getKeyCoder(), transform.getFn(), accumulatorCoder));
   }
@@ -124,16 +130,22 @@ public final class CombinePerKeyStreamingTranslator implements TransformTranslat
     private final KeyWindowCombiner combiner;
     private final Coder<Object> keyCoder;
     private final Coder<BoundedWindow> windowCoder;
+    private final PartialCombine.@Nullable Merging merging;
 
-    MapSide(KeyWindowCombiner combiner, Coder<Object> keyCoder, Coder<BoundedWindow> windowCoder) {
+    MapSide(
+        KeyWindowCombiner combiner,
+        Coder<Object> keyCoder,
+        Coder<BoundedWindow> windowCoder,
+        PartialCombine.@Nullable Merging merging) {
       this.combiner = combiner;
       this.keyCoder = keyCoder;
       this.windowCoder = windowCoder;
+      this.merging = merging;
     }
 
     @Override
     public Iterator<WindowedValue<KV<Object, Object>>> call(Iterator<WindowedValue<KV<Object, Object>>> input) {
-      PartialCombine partial = new PartialCombine(input, combiner, keyCoder, windowCoder, PartialCombine.MAX_ENTRIES);
+      PartialCombine partial = new PartialCombine(input, combiner, keyCoder, windowCoder, PartialCombine.MAX_ENTRIES, merging);
       return new Iterator<>() {
         @Override
         public boolean hasNext() {

@@ -7,8 +7,10 @@ import dev.weir.translation.Overrides;
 import dev.weir.translation.PipelineTranslator;
 import dev.weir.translation.TestSpark;
 import dev.weir.translation.TimePolicies;
+import java.util.Collection;
 import java.util.List;
 import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarIntCoder;
@@ -17,11 +19,15 @@ import org.apache.beam.sdk.transforms.Sum;
 import org.apache.beam.sdk.transforms.windowing.AfterPane;
 import org.apache.beam.sdk.transforms.windowing.AfterWatermark;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
+import org.apache.beam.sdk.transforms.windowing.MergeOverlappingIntervalWindows;
 import org.apache.beam.sdk.transforms.windowing.Repeatedly;
 import org.apache.beam.sdk.transforms.windowing.Sessions;
 import org.apache.beam.sdk.transforms.windowing.SlidingWindows;
 import org.apache.beam.sdk.transforms.windowing.TimestampCombiner;
 import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.transforms.windowing.WindowFn;
+import org.apache.beam.sdk.transforms.windowing.WindowMappingFn;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.joda.time.Duration;
@@ -30,7 +36,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Which streaming {@code Combine.PerKey} is combined on the map side, and which runs as its
  * expansion because combining first could change its panes (Beam's model: a trigger counting
- * elements, timestamps other than the window's end, merging windows).
+ * elements, timestamps other than the window's end, merging windows other than sessions).
  */
 class CombinePerKeyStreamingTranslatorTest {
 
@@ -95,8 +101,45 @@ class CombinePerKeyStreamingTranslatorTest {
   }
 
   @Test
-  void sessionsRunTheExpansion() {
+  void sessionsAreCombinedOnTheMapSide() {
     String plan = plan(Window.into(Sessions.withGapDuration(Duration.standardSeconds(10))));
+    assertThat(lines(plan), hasItem("Sum -> CombinePerKeyStreamingTranslator"));
+  }
+
+  @Test
+  void anotherMergingWindowFnRunsTheExpansion() {
+    String plan = plan(Window.into(new PointSessions()));
     assertThat(lines(plan), hasItem("Sum/GroupByKey -> GroupByKeyStreamingTranslator"));
+  }
+
+  /**
+   * A merging WindowFn other than Sessions: its merging is its own, so windows merged per
+   * partition might not merge again as all the elements' windows would.
+   */
+  private static final class PointSessions extends WindowFn<Object, IntervalWindow> {
+    @Override
+    public Collection<IntervalWindow> assignWindows(AssignContext c) {
+      return List.of(new IntervalWindow(c.timestamp(), Duration.millis(1)));
+    }
+
+    @Override
+    public void mergeWindows(MergeContext c) throws Exception {
+      MergeOverlappingIntervalWindows.mergeWindows(c);
+    }
+
+    @Override
+    public boolean isCompatible(WindowFn<?, ?> other) {
+      return other instanceof PointSessions;
+    }
+
+    @Override
+    public Coder<IntervalWindow> windowCoder() {
+      return IntervalWindow.getCoder();
+    }
+
+    @Override
+    public WindowMappingFn<IntervalWindow> getDefaultWindowMappingFn() {
+      throw new UnsupportedOperationException("not a side input");
+    }
   }
 }
