@@ -1,6 +1,7 @@
 package dev.weir.runner;
 
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.greaterThan;
@@ -590,6 +591,51 @@ class StreamingTest {
       assertThat(jobs.size(), equalTo(1));
       assertThat(jobs.get(0), containsString("Sum even"));
       assertThat(jobs.get(0), containsString("Sum odd"));
+    }
+  }
+
+  /**
+   * A source with only stateless steps after it is read within the epoch's leaves job: each epoch
+   * runs one Spark job, not one reading and another processing. 3 splits of 0..29, 10 records
+   * each, at most 4 per split and epoch: 3 epochs, the third reading each split's last 2 records,
+   * after which each reader's watermark is at the end of time; the source reports it as that job
+   * ends, so the pipeline finishes in that epoch. Every element is seen once: 0..29 sum to 435.
+   */
+  @Test
+  void aSourceWithOnlyStatelessStepsAfterItIsReadInTheLeavesJob() throws Exception {
+    Pipeline p = Pipelines.create("--epochMaxRecords=4", "--sourceSplits=3");
+    p.apply(Read.from(new FiniteUnboundedSource(0, 30, 1)))
+        .apply(Window.into(FixedWindows.of(Duration.standardSeconds(10))))
+        .apply("Sum all", ParDo.of(new SumFn("all")));
+
+    org.apache.spark.SparkContext sc = SparkSessions.getOrCreate(Pipelines.options()).sparkContext();
+    java.util.Map<Long, java.util.List<String>> jobs = new java.util.concurrent.ConcurrentHashMap<>();
+    org.apache.spark.scheduler.SparkListener listener =
+        new org.apache.spark.scheduler.SparkListener() {
+          @Override
+          public void onJobStart(org.apache.spark.scheduler.SparkListenerJobStart job) {
+            String group = job.properties().getProperty("spark.jobGroup.id", "");
+            int at = group.lastIndexOf("-epoch-");
+            if (at >= 0) {
+              jobs.computeIfAbsent(Long.parseLong(group.substring(at + 7)), k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                  .add(job.properties().getProperty("spark.job.description", ""));
+            }
+          }
+        };
+    sc.addSparkListener(listener);
+    WeirPipelineResult result;
+    try {
+      result = (WeirPipelineResult) p.run();
+      assertThat(result.waitUntilFinish(), equalTo(PipelineResult.State.DONE));
+      sc.listenerBus().waitUntilEmpty(10_000);
+    } finally {
+      sc.removeSparkListener(listener);
+    }
+    assertThat(sum(result, "all"), equalTo(435L));
+    assertThat(result.epochs(), equalTo(3L));
+    assertThat(jobs.keySet(), equalTo(java.util.Set.of(1L, 2L, 3L)));
+    for (java.util.List<String> epochJobs : jobs.values()) {
+      assertThat(epochJobs, contains(containsString("Sum all")));
     }
   }
 

@@ -27,6 +27,16 @@ public interface TransformTranslator<T extends PTransform<?, ?>> {
     return false;
   }
 
+  /**
+   * Whether {@code transform}, in a streaming epoch, only derives its outputs lazily from its main
+   * inputs' elements: translating it runs no Spark job, and it reads no watermark of this epoch
+   * (its own output watermark follows its inputs'). A source whose every step downstream is such
+   * a step is read within the epoch's one leaves job instead of a job of its own.
+   */
+  default boolean derivesLazily(T transform) {
+    return false;
+  }
+
   /** Puts the Datasets of the current transform's outputs into {@code context}. */
   void translate(T transform, TranslationContext context);
 }

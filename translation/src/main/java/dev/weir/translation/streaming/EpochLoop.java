@@ -7,9 +7,11 @@ import dev.weir.translation.metrics.PipelineMetrics;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.beam.runners.core.construction.SerializablePipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.testing.TestStream;
@@ -44,6 +46,61 @@ public final class EpochLoop {
     for (PCollection<?> in : step.applied().getMainInputs().values()) {
       if (!context.isEmpty(in)) {
         return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The unbounded sources that can be read within the epoch's leaves job: those whose every step
+   * downstream, through main or side inputs, derives its outputs lazily ({@link
+   * dev.weir.translation.TransformTranslator#derivesLazily}). One job per epoch then reads and
+   * processes their records, instead of one job reading them and another processing them.
+   */
+  static Set<String> readWithLeaves(List<Step> steps) {
+    Map<PCollection<?>, List<Step>> readers = new HashMap<>();
+    for (Step step : steps) {
+      for (PCollection<?> in : step.applied().getInputs().values()) {
+        readers.computeIfAbsent(in, k -> new ArrayList<>()).add(step);
+      }
+    }
+    Set<String> sources = new HashSet<>();
+    for (Step step : steps) {
+      if (step.translator() instanceof UnboundedReadTranslator && lazyDownstream(step, readers)) {
+        sources.add(step.applied().getFullName());
+      }
+    }
+    return sources;
+  }
+
+  /** The steps downstream of {@code sources}, in {@code steps}' topological order. */
+  private static List<String> downstreamOf(Set<String> sources, List<Step> steps, Map<String, List<String>> producers) {
+    Set<String> reached = new HashSet<>(sources);
+    List<String> downstream = new ArrayList<>();
+    for (Step step : steps) {
+      String name = step.applied().getFullName();
+      if (!reached.contains(name) && producers.get(name).stream().anyMatch(reached::contains)) {
+        reached.add(name);
+        downstream.add(name);
+      }
+    }
+    return downstream;
+  }
+
+  private static boolean lazyDownstream(Step source, Map<PCollection<?>, List<Step>> readers) {
+    java.util.ArrayDeque<Step> pending = new java.util.ArrayDeque<>(List.of(source));
+    Set<String> seen = new HashSet<>();
+    while (!pending.isEmpty()) {
+      for (PCollection<?> out : pending.pop().applied().getOutputs().values()) {
+        for (Step reader : readers.getOrDefault(out, List.of())) {
+          // A step reading it as a side input is no such step: it waits on the read's outcome.
+          if (!reader.translator().derivesLazily(reader.applied().getTransform())) {
+            return false;
+          }
+          if (seen.add(reader.applied().getFullName())) {
+            pending.push(reader);
+          }
+        }
       }
     }
     return true;
@@ -148,6 +205,8 @@ public final class EpochLoop {
     // Keys are spread over a partition count fixed for the run, and for its restarts.
     int partitions = committed != null ? committed.keyedPartitions() : sc.defaultParallelism();
     StreamingRun run = new StreamingRun(settings, partitions, producers, producerOf, testClock, checkpoints);
+    Set<String> readWithLeaves = readWithLeaves(steps);
+    run.readWithLeaves(readWithLeaves, downstreamOf(readWithLeaves, steps, producers));
     Map<PCollection<?>, Dataset<?>> emptyDatasets = new HashMap<>();
     if (committed != null) {
       run.restore(committed);
@@ -185,6 +244,7 @@ public final class EpochLoop {
             moved |= run.endStep();
           }
           runLeaves(sc, context);
+          moved |= run.leavesRan();
           if (checkpoints != null) {
             // Committed before the sources' marks are finalized (at the epoch's end, below):
             // a source may forget what a finalized mark covers.

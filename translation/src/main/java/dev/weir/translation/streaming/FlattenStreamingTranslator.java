@@ -22,6 +22,11 @@ public final class FlattenStreamingTranslator implements TransformTranslator<Fla
   }
 
   @Override
+  public boolean derivesLazily(Flatten.PCollections<?> transform) {
+    return true;
+  }
+
+  @Override
   @SuppressWarnings({"unchecked", "rawtypes"})
   public void translate(Flatten.PCollections<?> transform, TranslationContext context) {
     List<JavaRDD<WindowedValue<Object>>> parts = new ArrayList<>();

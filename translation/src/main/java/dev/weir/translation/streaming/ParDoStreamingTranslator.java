@@ -59,6 +59,17 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     return transform.getSideInputs().isEmpty() && !DoFnSignatures.isStateful(transform.getFn());
   }
 
+  /**
+   * A stateless DoFn without side inputs, whose input need not be stable: its input may be read
+   * within the job that runs it (a retried task reads its split again from the committed mark).
+   */
+  @Override
+  public boolean derivesLazily(ParDo.MultiOutput<?, ?> transform) {
+    return emitsNothingFromNothing(transform)
+        && !DoFnSignatures.requiresTimeSortedInput(transform.getFn())
+        && !DoFnSignatures.getSignature(transform.getFn().getClass()).processElement().requiresStableInput();
+  }
+
   /** Elements waiting for side inputs, Beam-encoded, one window each. */
   private static final class Waiting {
     final ArrayList<byte[]> elements = new ArrayList<>();

@@ -40,6 +40,11 @@ public final class StreamingRun implements StreamingEpoch {
   private final WatermarkTracker watermarks;
   private final StepProgressStore progress = new StepProgressStore();
   private final List<Runnable> atEpochEnd = new ArrayList<>();
+  private final List<Runnable> afterLeaves = new ArrayList<>();
+  /** The sources read within the epoch's leaves job (see {@link #readsWithLeaves}). */
+  private Set<String> readWithLeaves = Set.of();
+  /** The steps downstream of those sources, in topological order. */
+  private List<String> afterReadsWithLeaves = List.of();
   private final List<Runnable> releases = new ArrayList<>();
   /** Where this run's tasks held readers or state (Spark task locations). */
   private final Set<String> executors = new HashSet<>();
@@ -185,6 +190,42 @@ public final class StreamingRun implements StreamingEpoch {
     return progress.get(stepName, kind, "the commit of epoch " + epoch + " in --checkpointDir=" + checkpoints);
   }
 
+  /**
+   * Runs {@code action} once this epoch's leaves job ran, before the epoch is committed, with the
+   * current step as it is now: a source read within that job settles what it read there and
+   * reports the watermark it reached ({@link #readsWithLeaves}). The action reports the step's
+   * output watermark as its translation did; a source that reports none reaches the end of time.
+   */
+  public void afterLeaves(Runnable action) {
+    String source = step;
+    afterLeaves.add(() -> {
+      beginStep(source);
+      action.run();
+    });
+  }
+
+  /**
+   * Whether the current step, a source, is read within the epoch's leaves job rather than in a
+   * job of its own first. That is so when every step downstream of it only derives its outputs
+   * lazily from their inputs' elements ({@link
+   * dev.weir.translation.TransformTranslator#derivesLazily}): nothing in the epoch needs the
+   * read's outcome before the leaves run. Until that job ran, the source's watermark is the one
+   * its last epoch reached; then it reports the one it reaches now, and the steps after it follow,
+   * in the same epoch ({@link #leavesRan}).
+   */
+  public boolean readsWithLeaves() {
+    return readWithLeaves.contains(step);
+  }
+
+  /**
+   * Names the sources read within the epoch's leaves job, and the steps downstream of them in
+   * topological order; set by the epoch loop.
+   */
+  void readWithLeaves(Set<String> sources, List<String> downstream) {
+    readWithLeaves = Set.copyOf(sources);
+    afterReadsWithLeaves = List.copyOf(downstream);
+  }
+
   /** Runs {@code action} once this epoch's jobs have all run, if they all succeeded. */
   public void atEpochEnd(Runnable action) {
     atEpochEnd.add(action);
@@ -281,7 +322,16 @@ public final class StreamingRun implements StreamingEpoch {
    * same records, and so emits the same panes to the same files.
    */
   public void recordReads(long[] reads) {
-    replayLog.recordReads(epoch, step, reads);
+    recordReads(step, reads);
+  }
+
+  /**
+   * {@link #recordReads(long[])} of source {@code stepName}, read within its epoch's leaves job
+   * ({@link #readsWithLeaves}): recorded after that job, since the steps it ran emit no pane that
+   * an epoch run again must repeat.
+   */
+  public void recordReads(String stepName, long[] reads) {
+    replayLog.recordReads(epoch, stepName, reads);
   }
 
   /** Makes {@code name} the current step; its producers have run in this epoch already. */
@@ -297,6 +347,28 @@ public final class StreamingRun implements StreamingEpoch {
     return watermarks.endStep();
   }
 
+  /**
+   * Runs what waited for the epoch's leaves job, which ran: the sources read within it report the
+   * watermarks they reached, and the steps after them, which only derive their outputs from their
+   * inputs' elements, follow in this epoch. True if a watermark moved.
+   */
+  public boolean leavesRan() {
+    if (afterLeaves.isEmpty()) {
+      return false;
+    }
+    boolean moved = false;
+    for (Runnable action : afterLeaves) {
+      action.run();
+      moved |= endStep();
+    }
+    afterLeaves.clear();
+    for (String name : afterReadsWithLeaves) {
+      beginStep(name);
+      moved |= endStep();
+    }
+    return moved;
+  }
+
   /** Runs the epoch-end actions if every job of the epoch ran, and releases its cached data. */
   public void endEpoch(boolean completed) {
     if (completed) {
@@ -306,6 +378,7 @@ public final class StreamingRun implements StreamingEpoch {
       }
     }
     atEpochEnd.clear();
+    afterLeaves.clear();
     for (Runnable release : releases) {
       release.run();
     }

@@ -179,20 +179,58 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
     }
     PartitionReports<UnboundedSplitReader.Report> reports = new PartitionReports<>();
     context.session().sparkContext().register(reports);
+    JavaRDD<WindowedValue<Object>> slicesRead =
+        LocatedRdds.parallelize(context.session().sparkContext(), slices, locations, UnboundedSplitReader.Slice.class)
+            .mapPartitions(
+                new UnboundedSplitReader(run.runId(), context.metrics(), context.stepName(), context.options(), run.settings(), reports));
+    String stepName = context.stepName();
+    if (run.readsWithLeaves()) {
+      // Nothing downstream needs what the read finds before the leaves job: each task reads its
+      // split and runs the steps after it on what it read, in that one job. Until it ran, the
+      // source's watermark is the one its last epoch reached; then it reports the one it reaches
+      // now, and the steps after it follow (StreamingRun#leavesRan).
+      reportWatermark(splits, run);
+      if (slices.isEmpty()) {
+        context.putEmpty(out);
+        return;
+      }
+      run.afterLeaves(() -> {
+        if (settle(splits, reports, stepName, run) > 0) {
+          run.noteActivity();
+        }
+        reportWatermark(splits, run);
+      });
+      context.putRdd(out, (JavaRDD) slicesRead, false);
+      return;
+    }
     // The epoch's records are read once, however many steps read them: persisted for the epoch.
     JavaRDD<WindowedValue<Object>> read =
         context.persistOnce(
-            LocatedRdds.parallelize(context.session().sparkContext(), slices, locations, UnboundedSplitReader.Slice.class)
-                .mapPartitions(
-                    new UnboundedSplitReader(
-                        run.runId(), context.metrics(), context.stepName(), context.options(), run.settings(), reports)),
-            (org.apache.beam.sdk.coders.Coder) WindowedValues.getFullCoder(out.getCoder(), TranslationContext.windowCoder(out)));
-    context.session().sparkContext().setJobDescription(context.stepName());
+            slicesRead, (org.apache.beam.sdk.coders.Coder) WindowedValues.getFullCoder(out.getCoder(), TranslationContext.windowCoder(out)));
+    context.session().sparkContext().setJobDescription(stepName);
     long records = read.count();
     if (records > 0) {
       run.noteActivity();
     }
+    settle(splits, reports, stepName, run);
+    reportWatermark(splits, run);
+    if (records == 0) {
+      // Known empty: the steps after it that have nothing due this epoch run no job.
+      context.putEmpty(out);
+      return;
+    }
+    context.putRdd(out, (JavaRDD) read, true);
+  }
+
+  /**
+   * Takes in what each split's task reported of its read: its new mark, watermark and location,
+   * and which marks it finalized; records how many records each split read (for an epoch run
+   * again). Returns how many records were read in all.
+   */
+  private static long settle(
+      Splits splits, PartitionReports<UnboundedSplitReader.Report> reports, String stepName, StreamingRun run) {
     long[] recordsRead = new long[splits.sources.size()];
+    long records = 0;
     for (Map.Entry<Integer, UnboundedSplitReader.Report> r : reports.value().entrySet()) {
       int split = r.getKey();
       UnboundedSplitReader.Report report = r.getValue();
@@ -201,11 +239,12 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
       run.noteExecutor(report.location());
       if (splits.watermarks[split].isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE)) {
         recordsRead[split] = report.records();
+        records += report.records();
         splits.marks[split] = report.mark();
         splits.markEpochs[split] = run.epoch();
         if (LOG.isDebugEnabled()) {
           // What a commit of this epoch holds for the split (test and operator visibility).
-          LOG.debug("Epoch {} step '{}' split {}: mark {}", run.epoch(), context.stepName(), split,
+          LOG.debug("Epoch {} step '{}' split {}: mark {}", run.epoch(), stepName, split,
               describe(splits.sources.get(split), report.mark()));
         }
         Instant wm = new Instant(report.watermarkMillis());
@@ -218,7 +257,12 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
         }
       }
     }
-    run.recordReads(recordsRead);
+    run.recordReads(stepName, recordsRead);
+    return records;
+  }
+
+  /** Reports the source's watermark, from its splits' and their idleness, as the current step's. */
+  private static void reportWatermark(Splits splits, StreamingRun run) {
     Instant watermark =
         SourceWatermark.of(splits.watermarks, splits.lastProgress, run.processingTime().getMillis(), run.settings().idleTimeoutMillis());
     if (watermark == null) {
@@ -227,11 +271,5 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
       watermark = run.outputWatermarkBefore();
     }
     run.reportOutputWatermark(watermark);
-    if (records == 0) {
-      // Known empty: the steps after it that have nothing due this epoch run no job.
-      context.putEmpty(out);
-      return;
-    }
-    context.putRdd(out, (JavaRDD) read, true);
   }
 }

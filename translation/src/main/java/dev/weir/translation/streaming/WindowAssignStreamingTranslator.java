@@ -20,6 +20,11 @@ public final class WindowAssignStreamingTranslator implements TransformTranslato
   }
 
   @Override
+  public boolean derivesLazily(Window.Assign<?> transform) {
+    return true;
+  }
+
+  @Override
   @SuppressWarnings("unchecked")
   public void translate(Window.Assign<?> transform, TranslationContext context) {
     PCollection<Object> input = context.input();

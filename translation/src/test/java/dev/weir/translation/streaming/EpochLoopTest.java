@@ -1,0 +1,83 @@
+package dev.weir.translation.streaming;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.startsWith;
+
+import dev.weir.translation.Overrides;
+import dev.weir.translation.PipelineTranslator;
+import dev.weir.translation.TestSpark;
+import dev.weir.translation.TimePolicies;
+import java.util.List;
+import java.util.Set;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.io.GenerateSequence;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.Flatten;
+import org.apache.beam.sdk.transforms.GroupByKey;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.View;
+import org.apache.beam.sdk.transforms.WithKeys;
+import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
+import org.apache.beam.sdk.values.PCollectionView;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.joda.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Which unbounded sources an epoch reads within its leaves job: those whose every step downstream
+ * only derives its outputs from its inputs' elements. A source that a grouping, a side input or a
+ * DoFn waiting on one reads needs its own job first, whose outcome (records, watermark) those
+ * steps act on in the same epoch.
+ */
+class EpochLoopTest {
+
+  private static Set<String> readWithLeaves(Pipeline p) {
+    Overrides.apply(p);
+    return EpochLoop.readWithLeaves(PipelineTranslator.check(p, TimePolicies.streamingDefaults(), StreamingTranslators.INSTANCE).steps());
+  }
+
+  private static PCollection<Long> windowed(Pipeline p, String name) {
+    return p.apply(name, GenerateSequence.from(0)).apply(name + " windows", Window.into(FixedWindows.of(Duration.standardSeconds(10))));
+  }
+
+  @Test
+  void aSourceWithOnlyStatelessStepsAfterItIsReadWithTheLeaves() {
+    Pipeline p = TestSpark.pipeline();
+    PCollection<Long> numbers = windowed(p, "Numbers");
+    PCollection<Long> doubled = numbers.apply("Double", MapElements.into(TypeDescriptors.longs()).via(x -> 2 * x));
+    PCollectionList.of(numbers).and(doubled).apply("Both", Flatten.pCollections());
+    assertThat(List.copyOf(readWithLeaves(p)), contains(startsWith("Numbers/")));
+  }
+
+  @Test
+  void aSourceThatAGroupingReadsIsReadInAJobOfItsOwn() {
+    Pipeline p = TestSpark.pipeline();
+    windowed(p, "Numbers")
+        .apply("Key", WithKeys.of(x -> x % 3))
+        .setCoder(org.apache.beam.sdk.coders.KvCoder.of(
+            org.apache.beam.sdk.coders.VarLongCoder.of(), org.apache.beam.sdk.coders.VarLongCoder.of()))
+        .apply("Group", GroupByKey.create());
+    assertThat(readWithLeaves(p), empty());
+  }
+
+  @Test
+  void sourcesOfASideInputAndOfTheDoFnThatWaitsOnItAreReadInJobsOfTheirOwn() {
+    Pipeline p = TestSpark.pipeline();
+    PCollectionView<Iterable<Long>> side = windowed(p, "Side").apply("View", View.asIterable());
+    windowed(p, "Main").apply("Join", ParDo.of(new Echo()).withSideInputs(side));
+    assertThat(readWithLeaves(p), empty());
+  }
+
+  private static final class Echo extends DoFn<Long, Long> {
+    @ProcessElement
+    public void process(ProcessContext c) {
+      c.output(c.element());
+    }
+  }
+}
