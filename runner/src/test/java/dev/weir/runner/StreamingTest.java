@@ -661,8 +661,27 @@ class StreamingTest {
     assertThat(LifecycleFn.TEARDOWNS.get(), equalTo(LifecycleFn.SETUPS.get()));
   }
 
-  /** Counts its set-ups, bundles and teardowns in this JVM (embedded Spark's executor). */
+  /**
+   * The driver builds what a step's tasks need once per run, not every epoch: the DoFn is
+   * serialized (for its tasks, and into Beam's pipeline proto for its schema and side-input
+   * mapping) a few times in all, fewer than the run has epochs (about 10 here), where building
+   * it every epoch serialized it at least twice an epoch.
+   */
+  @Test
+  void aStepsDoFnIsSerializedForTheRunNotForEachEpoch() throws Exception {
+    Pipeline p = Pipelines.create("--epochMaxRecords=1");
+    p.apply(Read.from(new FiniteUnboundedSource(0, 30, 1))).apply("Lifecycle", ParDo.of(new LifecycleFn()));
+    LifecycleFn.SERIALIZED.set(0);
+    WeirPipelineResult result = (WeirPipelineResult) p.run();
+    assertThat(result.waitUntilFinish(), equalTo(PipelineResult.State.DONE));
+    assertThat(sum(result, "lifecycle"), equalTo(435L));
+    assertThat(result.epochs(), greaterThan(8L));
+    assertThat((long) LifecycleFn.SERIALIZED.get(), org.hamcrest.Matchers.lessThan(result.epochs()));
+  }
+
+  /** Counts its set-ups, bundles, teardowns and serializations in this JVM (embedded Spark's executor). */
   private static final class LifecycleFn extends DoFn<Long, Void> {
+    static final java.util.concurrent.atomic.AtomicInteger SERIALIZED = new java.util.concurrent.atomic.AtomicInteger();
     static final java.util.concurrent.atomic.AtomicInteger SETUPS = new java.util.concurrent.atomic.AtomicInteger();
     static final java.util.concurrent.atomic.AtomicInteger BUNDLES = new java.util.concurrent.atomic.AtomicInteger();
     static final java.util.concurrent.atomic.AtomicInteger TEARDOWNS = new java.util.concurrent.atomic.AtomicInteger();
@@ -686,6 +705,11 @@ class StreamingTest {
     @Teardown
     public void teardown() {
       TEARDOWNS.incrementAndGet();
+    }
+
+    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
+      SERIALIZED.incrementAndGet();
+      out.defaultWriteObject();
     }
   }
 

@@ -75,6 +75,11 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
    * executors keep the DoFn's instances across the run's epochs.
    */
   public static DoFnSpec spec(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
+    return spec(transform, context, sideInputs(context, transform.getSideInputs().values()));
+  }
+
+  /** {@link #spec(ParDo.MultiOutput, TranslationContext)} with the given side-input contents. */
+  public static DoFnSpec spec(ParDo.MultiOutput<?, ?> transform, TranslationContext context, List<SideInputData> sideInputs) {
     PCollection<Object> input = context.input();
     return new DoFnSpec(
         context.stepName(),
@@ -86,13 +91,13 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
         input.getWindowingStrategy(),
         ParDoTranslation.getSchemaInformation(context.current()),
         ParDoTranslation.getSideInputMapping(context.current()),
-        sideInputs(context, transform.getSideInputs().values()),
+        sideInputs,
         context.metrics(),
         context.streamingRunId());
   }
 
   /** The broadcast contents of {@code views}, collected on first use. */
-  static List<SideInputData> sideInputs(
+  public static List<SideInputData> sideInputs(
       TranslationContext context, java.util.Collection<PCollectionView<?>> views) {
     List<SideInputData> data = new ArrayList<>();
     for (PCollectionView<?> view : views) {

@@ -51,8 +51,25 @@ public final class DoFnSpec implements Serializable {
       List<SideInputData> sideInputs,
       PipelineMetrics metrics,
       @Nullable String reusedWithin) {
+    this(stepName, SerializableUtils.serializeToByteArray(fn), options, inputCoder, outputCoders, outputTags,
+        windowingStrategy, schemaInformation, sideInputMapping, sideInputs, metrics, reusedWithin);
+  }
+
+  private DoFnSpec(
+      String stepName,
+      byte[] serializedFn,
+      SerializablePipelineOptions options,
+      Coder<Object> inputCoder,
+      Map<TupleTag<?>, Coder<?>> outputCoders,
+      List<TupleTag<?>> outputTags,
+      WindowingStrategy<?, ?> windowingStrategy,
+      DoFnSchemaInformation schemaInformation,
+      Map<String, PCollectionView<?>> sideInputMapping,
+      List<SideInputData> sideInputs,
+      PipelineMetrics metrics,
+      @Nullable String reusedWithin) {
     this.stepName = stepName;
-    this.serializedFn = SerializableUtils.serializeToByteArray(fn);
+    this.serializedFn = serializedFn;
     this.options = options;
     this.inputCoder = inputCoder;
     this.outputCoders = outputCoders;
@@ -63,6 +80,15 @@ public final class DoFnSpec implements Serializable {
     this.sideInputs = sideInputs;
     this.metrics = metrics;
     this.reusedWithin = reusedWithin;
+  }
+
+  /**
+   * This spec with other side-input contents: a streaming step builds its spec once per run and
+   * gives it each epoch's side inputs, without serializing its DoFn again.
+   */
+  public DoFnSpec withSideInputs(List<SideInputData> contents) {
+    return new DoFnSpec(stepName, serializedFn, options, inputCoder, outputCoders, outputTags, windowingStrategy,
+        schemaInformation, sideInputMapping, contents, metrics, reusedWithin);
   }
 
   /** The main output's tag. */

@@ -4,6 +4,7 @@ import dev.weir.translation.CoderFunctions;
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
 import dev.weir.translation.batch.ParDoTranslator;
+import dev.weir.translation.runtime.DoFnSpec;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -109,10 +110,22 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
       putOutputs(
           context,
           ParDoTranslator.outputTags(transform.getMainOutputTag(), context),
-          ParDoTranslator.runStateless(context.rdd(context.input()), ParDoTranslator.spec(transform, context)),
+          ParDoTranslator.runStateless(context.rdd(context.input()), spec(transform, context)),
           false);
     }
     run.reportOutputWatermark(hold);
+  }
+
+  /**
+   * The step's DoFn spec: built once per run (its DoFn serialized, its schema and side-input
+   * mapping read off Beam's pipeline proto), with this epoch's side-input contents.
+   */
+  private static DoFnSpec spec(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
+    DoFnSpec built = StreamingRun.of(context).builtOnce("dofn", () -> ParDoTranslator.spec(transform, context, List.of()));
+    if (transform.getSideInputs().isEmpty()) {
+      return built;
+    }
+    return built.withSideInputs(ParDoTranslator.sideInputs(context, transform.getSideInputs().values()));
   }
 
   private static Instant min(Instant a, Instant b) {
@@ -193,7 +206,7 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     List<TupleTag<?>> tags = ParDoTranslator.outputTags(transform.getMainOutputTag(), context);
     Coder<?> outputValueCoder = outputValueCoder(tags, context);
     StatefulParDoPartition.Spec plan = new StatefulParDoPartition.Spec();
-    plan.dofn = ParDoTranslator.spec(transform, context);
+    plan.dofn = spec(transform, context);
     plan.runId = run.runId();
     plan.epoch = run.epoch();
     plan.stateEpoch = last.stateEpoch(run.epoch());

@@ -59,7 +59,11 @@ public final class SplittableProcessStreamingTranslator
     List<TupleTag<?>> tags = ParDoTranslator.outputTags(transform.getMainOutputTag(), context);
     Coder<?> outputValueCoder = ParDoStreamingTranslator.outputValueCoder(tags, context);
     SplittableProcessPartition.Spec plan = new SplittableProcessPartition.Spec();
-    plan.processFn = SplittableProcessTranslator.processFnSpec(transform, context);
+    // Built once per run where no epoch changes it: without side inputs.
+    plan.processFn =
+        transform.getSideInputs().isEmpty()
+            ? run.builtOnce("processFn", () -> SplittableProcessTranslator.processFnSpec(transform, context))
+            : SplittableProcessTranslator.processFnSpec(transform, context);
     plan.runId = run.runId();
     plan.epoch = run.epoch();
     plan.elementCoder = (Coder) WindowedValues.getFullCoder(input.getCoder(), windowCoder);
