@@ -513,32 +513,14 @@ class StreamingTest {
     PCollection<String> panes = grouped.apply("Describe", ParDo.of(new DescribePane()));
     PAssert.that(panes).containsInAnyOrder("a [1, 2] ON_TIME, window ending 9999");
 
-    org.apache.spark.SparkContext sc = SparkSessions.getOrCreate(Pipelines.options()).sparkContext();
-    java.util.Set<Long> groupingEpochs = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    org.apache.spark.scheduler.SparkListener listener =
-        new org.apache.spark.scheduler.SparkListener() {
-          @Override
-          public void onJobStart(org.apache.spark.scheduler.SparkListenerJobStart job) {
-            String group = job.properties().getProperty("spark.jobGroup.id", "");
-            int at = group.lastIndexOf("-epoch-");
-            if (at < 0) {
-              return;
-            }
-            long epoch = Long.parseLong(group.substring(at + 7));
-            if ("Group".equals(job.properties().getProperty("spark.job.description"))) {
-              groupingEpochs.add(epoch);
-            }
-          }
-        };
-    sc.addSparkListener(listener);
-    WeirPipelineResult result;
-    try {
-      result = (WeirPipelineResult) p.run();
-      assertThat(result.waitUntilFinish(), equalTo(PipelineResult.State.DONE));
-      sc.listenerBus().waitUntilEmpty(10_000);
-    } finally {
-      sc.removeSparkListener(listener);
-    }
+    EpochJobs jobs = new EpochJobs();
+    WeirPipelineResult result = jobs.run(p);
+    java.util.Set<Long> groupingEpochs = new java.util.HashSet<>();
+    jobs.byEpoch.forEach((epoch, descriptions) -> {
+      if (descriptions.contains("Group")) {
+        groupingEpochs.add(epoch);
+      }
+    });
     assertThat(result.epochs(), equalTo(6L));
     assertThat(groupingEpochs, equalTo(java.util.Set.of(1L, 5L, 6L)));
   }
@@ -560,30 +542,16 @@ class StreamingTest {
     split.get(even).apply("Sum even", ParDo.of(new SumFn("even")));
     split.get(odd).setCoder(org.apache.beam.sdk.coders.VarLongCoder.of()).apply("Sum odd", ParDo.of(new SumFn("odd")));
 
-    org.apache.spark.SparkContext sc = SparkSessions.getOrCreate(Pipelines.options()).sparkContext();
-    java.util.Map<Long, java.util.List<String>> leafJobs = new java.util.concurrent.ConcurrentHashMap<>();
-    org.apache.spark.scheduler.SparkListener listener =
-        new org.apache.spark.scheduler.SparkListener() {
-          @Override
-          public void onJobStart(org.apache.spark.scheduler.SparkListenerJobStart job) {
-            String group = job.properties().getProperty("spark.jobGroup.id", "");
-            String description = job.properties().getProperty("spark.job.description", "");
-            int at = group.lastIndexOf("-epoch-");
-            if (at >= 0 && description.contains("Sum ")) {
-              leafJobs.computeIfAbsent(Long.parseLong(group.substring(at + 7)), k -> new java.util.concurrent.CopyOnWriteArrayList<>())
-                  .add(description);
-            }
-          }
-        };
-    sc.addSparkListener(listener);
-    PipelineResult result;
-    try {
-      result = p.run();
-      assertThat(result.waitUntilFinish(), equalTo(PipelineResult.State.DONE));
-      sc.listenerBus().waitUntilEmpty(10_000);
-    } finally {
-      sc.removeSparkListener(listener);
-    }
+    EpochJobs epochJobs = new EpochJobs();
+    PipelineResult result = epochJobs.run(p);
+    java.util.Map<Long, java.util.List<String>> leafJobs = new java.util.HashMap<>();
+    epochJobs.byEpoch.forEach((epoch, descriptions) -> {
+      for (String description : descriptions) {
+        if (description.contains("Sum ")) {
+          leafJobs.computeIfAbsent(epoch, k -> new java.util.ArrayList<>()).add(description);
+        }
+      }
+    });
     assertThat(sum(result, "even"), equalTo(210L));
     assertThat(sum(result, "odd"), equalTo(225L));
     assertThat(leafJobs.size(), greaterThan(1));
@@ -608,33 +576,12 @@ class StreamingTest {
         .apply(Window.into(FixedWindows.of(Duration.standardSeconds(10))))
         .apply("Sum all", ParDo.of(new SumFn("all")));
 
-    org.apache.spark.SparkContext sc = SparkSessions.getOrCreate(Pipelines.options()).sparkContext();
-    java.util.Map<Long, java.util.List<String>> jobs = new java.util.concurrent.ConcurrentHashMap<>();
-    org.apache.spark.scheduler.SparkListener listener =
-        new org.apache.spark.scheduler.SparkListener() {
-          @Override
-          public void onJobStart(org.apache.spark.scheduler.SparkListenerJobStart job) {
-            String group = job.properties().getProperty("spark.jobGroup.id", "");
-            int at = group.lastIndexOf("-epoch-");
-            if (at >= 0) {
-              jobs.computeIfAbsent(Long.parseLong(group.substring(at + 7)), k -> new java.util.concurrent.CopyOnWriteArrayList<>())
-                  .add(job.properties().getProperty("spark.job.description", ""));
-            }
-          }
-        };
-    sc.addSparkListener(listener);
-    WeirPipelineResult result;
-    try {
-      result = (WeirPipelineResult) p.run();
-      assertThat(result.waitUntilFinish(), equalTo(PipelineResult.State.DONE));
-      sc.listenerBus().waitUntilEmpty(10_000);
-    } finally {
-      sc.removeSparkListener(listener);
-    }
+    EpochJobs jobs = new EpochJobs();
+    WeirPipelineResult result = jobs.run(p);
     assertThat(sum(result, "all"), equalTo(435L));
     assertThat(result.epochs(), equalTo(3L));
-    assertThat(jobs.keySet(), equalTo(java.util.Set.of(1L, 2L, 3L)));
-    for (java.util.List<String> epochJobs : jobs.values()) {
+    assertThat(jobs.byEpoch.keySet(), equalTo(java.util.Set.of(1L, 2L, 3L)));
+    for (java.util.List<String> epochJobs : jobs.byEpoch.values()) {
       assertThat(epochJobs, contains(containsString("Sum all")));
     }
   }
@@ -710,6 +657,35 @@ class StreamingTest {
     private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
       SERIALIZED.incrementAndGet();
       out.defaultWriteObject();
+    }
+  }
+
+  /** The Spark jobs of each epoch of a run, by epoch: their descriptions (the Beam steps they run). */
+  private static final class EpochJobs extends org.apache.spark.scheduler.SparkListener {
+    final java.util.Map<Long, java.util.List<String>> byEpoch = new java.util.concurrent.ConcurrentHashMap<>();
+
+    @Override
+    public void onJobStart(org.apache.spark.scheduler.SparkListenerJobStart job) {
+      String group = job.properties().getProperty("spark.jobGroup.id", "");
+      int at = group.lastIndexOf("-epoch-");
+      if (at >= 0) {
+        byEpoch.computeIfAbsent(Long.parseLong(group.substring(at + 7)), k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+            .add(job.properties().getProperty("spark.job.description", ""));
+      }
+    }
+
+    /** Runs {@code p} until it is done, recording its epochs' jobs. */
+    WeirPipelineResult run(Pipeline p) throws Exception {
+      org.apache.spark.SparkContext sc = SparkSessions.getOrCreate(Pipelines.options()).sparkContext();
+      sc.addSparkListener(this);
+      try {
+        WeirPipelineResult result = (WeirPipelineResult) p.run();
+        assertThat(result.waitUntilFinish(), equalTo(PipelineResult.State.DONE));
+        sc.listenerBus().waitUntilEmpty(10_000);
+        return result;
+      } finally {
+        sc.removeSparkListener(this);
+      }
     }
   }
 
