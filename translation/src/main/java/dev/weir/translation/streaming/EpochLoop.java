@@ -52,10 +52,11 @@ public final class EpochLoop {
   }
 
   /**
-   * The unbounded sources that can be read within the epoch's leaves job: those whose every step
-   * downstream, through main or side inputs, derives its outputs lazily ({@link
-   * dev.weir.translation.TransformTranslator#derivesLazily}). One job per epoch then reads and
-   * processes their records, instead of one job reading them and another processing them.
+   * The unbounded sources that can be read within the epoch's leaves job: those followed by one
+   * chain of steps that each derive their outputs lazily ({@link
+   * dev.weir.translation.TransformTranslator#derivesLazily}), with no fan-out ({@link
+   * #lazyDownstream}). One job per epoch then reads and processes their records, instead of one
+   * job reading them and another processing them.
    */
   static Set<String> readWithLeaves(List<Step> steps) {
     Map<PCollection<?>, List<Step>> readers = new HashMap<>();
@@ -87,23 +88,28 @@ public final class EpochLoop {
     return downstream;
   }
 
+  /**
+   * Whether the steps after {@code source} form one chain of lazily derived steps, each with one
+   * output read at most once. Where data fans out, Spark persists it and, in a job that first
+   * computes it, tasks of several branches may each compute it: on two executors a split would be
+   * read twice, and a task retried after filling that cache would not report its read again.
+   */
   private static boolean lazyDownstream(Step source, Map<PCollection<?>, List<Step>> readers) {
-    java.util.ArrayDeque<Step> pending = new java.util.ArrayDeque<>(List.of(source));
-    Set<String> seen = new HashSet<>();
-    while (!pending.isEmpty()) {
-      for (PCollection<?> out : pending.pop().applied().getOutputs().values()) {
-        for (Step reader : readers.getOrDefault(out, List.of())) {
-          // A step reading it as a side input is no such step: it waits on the read's outcome.
-          if (!reader.translator().derivesLazily(reader.applied().getTransform())) {
-            return false;
-          }
-          if (seen.add(reader.applied().getFullName())) {
-            pending.push(reader);
-          }
-        }
+    Step step = source;
+    while (true) {
+      if (step.applied().getOutputs().size() != 1) {
+        return false;
       }
+      List<Step> next = readers.getOrDefault(step.applied().getOutputs().values().iterator().next(), List.of());
+      if (next.isEmpty()) {
+        return true;
+      }
+      // A step reading it as a side input is no such step: it waits on the read's outcome.
+      if (next.size() > 1 || !next.get(0).translator().derivesLazily(next.get(0).applied().getTransform())) {
+        return false;
+      }
+      step = next.get(0);
     }
-    return true;
   }
 
   /**

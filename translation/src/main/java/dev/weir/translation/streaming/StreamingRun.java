@@ -169,6 +169,11 @@ public final class StreamingRun implements StreamingEpoch {
     watermarks.report(watermark);
   }
 
+  /** Whether the current step was idle when the epoch began. */
+  public boolean idleBefore() {
+    return watermarks.idleBefore();
+  }
+
   /** Says that the current step, a source, is idle: every split of it has gone quiet. */
   public void reportIdle() {
     watermarks.reportIdle();
@@ -208,10 +213,10 @@ public final class StreamingRun implements StreamingEpoch {
 
   /**
    * Whether the current step, a source, is read within the epoch's leaves job rather than in a
-   * job of its own first. That is so when every step downstream of it only derives its outputs
-   * lazily from their inputs' elements ({@link
-   * dev.weir.translation.TransformTranslator#derivesLazily}): nothing in the epoch needs the
-   * read's outcome before the leaves run. Until that job ran, the source's watermark is the one
+   * job of its own first. That is so when the steps after it form one chain without fan-out, each
+   * only deriving its output lazily from its input's elements ({@link
+   * dev.weir.translation.TransformTranslator#derivesLazily}; {@link EpochLoop#readWithLeaves}):
+   * nothing in the epoch needs the read's outcome before the leaves run. Until that job ran, the source's watermark is the one
    * its last epoch reached; then it reports the one it reaches now, and the steps after it follow,
    * in the same epoch ({@link #leavesRan}).
    */

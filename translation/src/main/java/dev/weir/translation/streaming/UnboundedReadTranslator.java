@@ -187,12 +187,16 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
     if (run.readsWithLeaves()) {
       // Nothing downstream needs what the read finds before the leaves job: each task reads its
       // split and runs the steps after it on what it read, in that one job. Until it ran, the
-      // source's watermark is the one its last epoch reached; then it reports the one it reaches
+      // source stands where its last epoch left it; then it reports the watermark it reaches
       // now, and the steps after it follow (StreamingRun#leavesRan).
-      reportWatermark(splits, run);
       if (slices.isEmpty()) {
+        reportWatermark(splits, run);
         context.putEmpty(out);
         return;
+      }
+      run.reportOutputWatermark(run.outputWatermarkBefore());
+      if (run.idleBefore()) {
+        run.reportIdle();
       }
       run.afterLeaves(() -> {
         if (settle(splits, reports, stepName, run) > 0) {

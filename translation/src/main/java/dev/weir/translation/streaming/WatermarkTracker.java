@@ -77,6 +77,11 @@ final class WatermarkTracker {
     return watermarks.get(step).output();
   }
 
+  /** Whether the current step was idle when the epoch began. */
+  boolean idleBefore() {
+    return watermarks.get(step).idle();
+  }
+
   /** Sets the current step's output watermark for this epoch (never earlier than before). */
   void report(Instant watermark) {
     reported = watermark;
