@@ -30,8 +30,8 @@ public interface TransformTranslator<T extends PTransform<?, ?>> {
   /**
    * Whether {@code transform}, in a streaming epoch, only derives its outputs lazily from its main
    * inputs' elements: translating it runs no Spark job, and it reads no watermark of this epoch
-   * (its own output watermark follows its inputs'). A source whose every step downstream is such
-   * a step is read within the epoch's one leaves job instead of a job of its own.
+   * (its own output watermark follows its inputs'). A source followed by one chain of such steps,
+   * without fan-out, is read within the epoch's one leaves job instead of a job of its own.
    */
   default boolean derivesLazily(T transform) {
     return false;

@@ -51,25 +51,8 @@ public final class DoFnSpec implements Serializable {
       List<SideInputData> sideInputs,
       PipelineMetrics metrics,
       @Nullable String reusedWithin) {
-    this(stepName, SerializableUtils.serializeToByteArray(fn), options, inputCoder, outputCoders, outputTags,
-        windowingStrategy, schemaInformation, sideInputMapping, sideInputs, metrics, reusedWithin);
-  }
-
-  private DoFnSpec(
-      String stepName,
-      byte[] serializedFn,
-      SerializablePipelineOptions options,
-      Coder<Object> inputCoder,
-      Map<TupleTag<?>, Coder<?>> outputCoders,
-      List<TupleTag<?>> outputTags,
-      WindowingStrategy<?, ?> windowingStrategy,
-      DoFnSchemaInformation schemaInformation,
-      Map<String, PCollectionView<?>> sideInputMapping,
-      List<SideInputData> sideInputs,
-      PipelineMetrics metrics,
-      @Nullable String reusedWithin) {
     this.stepName = stepName;
-    this.serializedFn = serializedFn;
+    this.serializedFn = SerializableUtils.serializeToByteArray(fn);
     this.options = options;
     this.inputCoder = inputCoder;
     this.outputCoders = outputCoders;
@@ -87,8 +70,22 @@ public final class DoFnSpec implements Serializable {
    * gives it each epoch's side inputs, without serializing its DoFn again.
    */
   public DoFnSpec withSideInputs(List<SideInputData> contents) {
-    return new DoFnSpec(stepName, serializedFn, options, inputCoder, outputCoders, outputTags, windowingStrategy,
-        schemaInformation, sideInputMapping, contents, metrics, reusedWithin);
+    return new DoFnSpec(this, contents);
+  }
+
+  private DoFnSpec(DoFnSpec spec, List<SideInputData> sideInputs) {
+    this.stepName = spec.stepName;
+    this.serializedFn = spec.serializedFn;
+    this.options = spec.options;
+    this.inputCoder = spec.inputCoder;
+    this.outputCoders = spec.outputCoders;
+    this.outputTags = spec.outputTags;
+    this.windowingStrategy = spec.windowingStrategy;
+    this.schemaInformation = spec.schemaInformation;
+    this.sideInputMapping = spec.sideInputMapping;
+    this.sideInputs = sideInputs;
+    this.metrics = spec.metrics;
+    this.reusedWithin = spec.reusedWithin;
   }
 
   /** The main output's tag. */
