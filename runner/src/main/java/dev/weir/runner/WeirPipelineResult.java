@@ -20,7 +20,6 @@ import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.metrics.MetricResults;
 import org.apache.beam.sdk.util.UserCodeException;
 import org.apache.spark.SparkContext;
-import org.apache.spark.SparkExecutorInfo;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 import org.slf4j.Logger;
@@ -80,6 +79,7 @@ public final class WeirPipelineResult implements PipelineResult {
     this.sparkContext = sparkContext;
     this.metrics = metrics;
     this.streaming = streaming;
+    RunningTasks runningTasks = RunningTasks.of(sparkContext);
     this.driver =
         new Thread(
             () -> {
@@ -106,7 +106,10 @@ public final class WeirPipelineResult implements PipelineResult {
                     });
               } catch (Throwable t) {
                 failure = t;
-                awaitKilledTasks(sparkContext);
+                // Spark kills the failed job's other tasks, which stop on their own threads a
+                // little later: the failure is reported once they are gone (or after 30 s), so
+                // that no user code of the pipeline runs after it.
+                runningTasks.awaitNone(jobGroup, 30_000);
               } finally {
                 sparkContext.clearJobGroup();
                 // The last push happens before waitUntilFinish can return, and stops the pusher.
@@ -123,47 +126,6 @@ public final class WeirPipelineResult implements PipelineResult {
               }
             },
             jobGroup);
-  }
-
-  /**
-   * After a failed job Spark kills its remaining tasks, but they stop on their own threads a
-   * little later: user code (a DoFn's teardown, say) may still run. A failed pipeline reports
-   * its failure only once they are gone, or after 30 s, so that nothing of it runs afterwards.
-   *
-   * <p>The running tasks are counted in Spark's status store, which its listener bus fills
-   * asynchronously, and Spark fails the job before it posts the job's end. So the bus is drained
-   * first: every task launched before the failure has had its start event posted by then (the
-   * scheduler posts it before it handles the failure), and once drained the store counts it.
-   * Without that, a store lagging behind reads 0 while a killed task is still about to tear down
-   * its DoFn (seen as Beam's ParDoLifecycleTest finding a DoFn torn down in the next test).
-   */
-  private static void awaitKilledTasks(SparkContext sparkContext) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    try {
-      // The bus is Spark-internal (private[spark] in Scala, public to Java); it has no public
-      // way to know that the store has caught up.
-      sparkContext.listenerBus().waitUntilEmpty(TimeUnit.SECONDS.toMillis(10));
-    } catch (TimeoutException e) {
-      LOG.warn("Spark's listener bus did not drain in 10 s; counting running tasks anyway");
-    } catch (RuntimeException e) {
-      LOG.debug("Spark's listener bus could not be drained", e);
-    }
-    while (System.nanoTime() < deadline) {
-      int running = 0;
-      for (SparkExecutorInfo executor : sparkContext.statusTracker().getExecutorInfos()) {
-        running += executor.numRunningTasks();
-      }
-      if (running == 0) {
-        return;
-      }
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
-    LOG.warn("Tasks of a failed pipeline were still running after 30 s");
   }
 
   void start() {

@@ -183,9 +183,10 @@ class WeirRunnerTest {
   /**
    * When a task fails, Spark fails the job at once and kills the job's other tasks, which stop
    * a little later. A failed run must not return before they have, or their DoFns' teardowns
-   * run into whatever the caller does next. Spark's status store, which counts running tasks,
-   * is filled asynchronously: here it is held back for 2 s at the job's start, so that it has
-   * not seen the slow task start when the job fails.
+   * run into whatever the caller does next. The killed task's teardown takes 2 s, longer than
+   * the rest of a failed run, so a run that does not wait returns before it. Spark's status
+   * store, which also counts running tasks, is filled asynchronously: here it is held back for
+   * 2 s at the job's start, so that it has not seen the slow task start when the job fails.
    */
   @Test
   void failedRunReturnsOnlyOnceTheKilledTasksHaveTornDownTheirDoFns() {
@@ -250,7 +251,7 @@ class WeirRunnerTest {
 
     @Teardown
     public void tearDown() {
-      spin(300);
+      spin(2_000);
       tornDown.incrementAndGet();
     }
   }

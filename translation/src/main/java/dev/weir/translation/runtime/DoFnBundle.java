@@ -56,6 +56,8 @@ public abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator
     TaskContext task = TaskContext.get();
     if (task != null) {
       task.addTaskCompletionListener((TaskContext ctx) -> tearDown());
+      // A task Spark killed (its job failed) sets up no more user code.
+      task.killTaskIfInterrupted();
     }
     try (Closeable scope = metrics.enter()) {
       this.instance = DoFnInstances.acquire(spec);
