@@ -183,42 +183,43 @@ public final class MemoryStateBackend implements StateBackend {
       keyState.forgetNamespaceKeys();
       keyState.touchedIn = epoch;
       dirty.add(key);
-      unindex(key, keyState);
       if (keyState.isEmpty(processingTimersEmit)) {
+        reindex(key, keyState, NONE, NONE, NONE);
         keys.remove(key);
         return;
       }
       index(key, keyState, timerHolds);
     }
 
-    private void unindex(ByteBuffer key, KeyState keyState) {
-      if (keyState.indexedEvent != NONE) {
-        eventTimers.remove(new Entry(keyState.indexedEvent, key));
-      }
-      if (keyState.indexedProcessing != NONE) {
-        processingTimers.remove(new Entry(keyState.indexedProcessing, key));
-      }
-      if (keyState.indexedHold != NONE) {
-        holds.remove(new Entry(keyState.indexedHold, key));
-      }
-      keyState.indexedEvent = NONE;
-      keyState.indexedProcessing = NONE;
-      keyState.indexedHold = NONE;
+    /** Indexes the key under its next timers and hold as they stand now. */
+    private void index(ByteBuffer key, KeyState keyState, boolean timerHolds) {
+      Instant hold = keyState.earliestHold(timerHolds);
+      reindex(key, keyState, keyState.nextEventTimer(), keyState.nextProcessingTimer(), hold == null ? NONE : hold.getMillis());
     }
 
-    private void index(ByteBuffer key, KeyState keyState, boolean timerHolds) {
-      keyState.indexedEvent = keyState.nextEventTimer();
-      keyState.indexedProcessing = keyState.nextProcessingTimer();
-      Instant hold = keyState.earliestHold(timerHolds);
-      keyState.indexedHold = hold == null ? NONE : hold.getMillis();
-      if (keyState.indexedEvent != NONE) {
-        eventTimers.add(new Entry(keyState.indexedEvent, key));
+    /**
+     * Moves the key in each index whose time changed ({@link #NONE}: out of it). Most keys an
+     * epoch touches keep their next timer (a window's end) from one epoch to the next: they are
+     * left where they are.
+     */
+    private void reindex(ByteBuffer key, KeyState keyState, long event, long processing, long hold) {
+      move(eventTimers, key, keyState.indexedEvent, event);
+      move(processingTimers, key, keyState.indexedProcessing, processing);
+      move(holds, key, keyState.indexedHold, hold);
+      keyState.indexedEvent = event;
+      keyState.indexedProcessing = processing;
+      keyState.indexedHold = hold;
+    }
+
+    private static void move(TreeSet<Entry> index, ByteBuffer key, long from, long to) {
+      if (from == to) {
+        return;
       }
-      if (keyState.indexedProcessing != NONE) {
-        processingTimers.add(new Entry(keyState.indexedProcessing, key));
+      if (from != NONE) {
+        index.remove(new Entry(from, key));
       }
-      if (keyState.indexedHold != NONE) {
-        holds.add(new Entry(keyState.indexedHold, key));
+      if (to != NONE) {
+        index.add(new Entry(to, key));
       }
     }
 
