@@ -54,16 +54,14 @@ final class RunningTasks extends SparkListener {
 
   private final Map<Integer, Stage> stages = new ConcurrentHashMap<>();
   private final Map<Integer, int[]> jobStages = new ConcurrentHashMap<>();
-  private final SparkContext sparkContext;
 
-  private RunningTasks(SparkContext sparkContext) {
-    this.sparkContext = sparkContext;
-  }
+  private RunningTasks() {}
 
   /** The counter of {@code sparkContext}, registered on first use. */
   static synchronized RunningTasks of(SparkContext sparkContext) {
     return BY_CONTEXT.computeIfAbsent(sparkContext, sc -> {
-      RunningTasks tasks = new RunningTasks(sc);
+      // No reference back to the context: the map would then keep every stopped one.
+      RunningTasks tasks = new RunningTasks();
       sc.addSparkListener(tasks);
       return tasks;
     });
@@ -136,7 +134,7 @@ final class RunningTasks extends SparkListener {
    * the failure that ends the task's job, so once drained every task of the failed job is
    * counted.
    */
-  void awaitNone(String jobGroup, long timeoutMillis) {
+  void awaitNone(SparkContext sparkContext, String jobGroup, long timeoutMillis) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     try {
       // The bus is Spark-internal (private[spark] in Scala, public to Java); it has no public

@@ -109,7 +109,7 @@ public final class WeirPipelineResult implements PipelineResult {
                 // Spark kills the failed job's other tasks, which stop on their own threads a
                 // little later: the failure is reported once they are gone (or after 30 s), so
                 // that no user code of the pipeline runs after it.
-                runningTasks.awaitNone(jobGroup, 30_000);
+                runningTasks.awaitNone(sparkContext, jobGroup, 30_000);
               } finally {
                 sparkContext.clearJobGroup();
                 // The last push happens before waitUntilFinish can return, and stops the pusher.
