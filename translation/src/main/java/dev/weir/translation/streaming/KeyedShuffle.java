@@ -146,6 +146,15 @@ final class KeyedShuffle {
       return run.progressOf(stepName, KIND);
     }
 
+    /**
+     * The earliest event-time timer that keyed step {@code stepName} reported after the last
+     * epoch it ran in; {@code Long.MAX_VALUE} if it is no keyed step or has not run yet.
+     */
+    static long nextEventTimer(StreamingRun run, String stepName) {
+      LastRun last = run.findProgressOf(stepName, KIND);
+      return last == null || last.epoch < 0 ? Long.MAX_VALUE : last.nextEventTimer;
+    }
+
     /** The epoch whose state the partitions open in {@code epoch}. */
     long stateEpoch(long epoch) {
       return this.epoch >= 0 ? this.epoch : epoch - 1;

@@ -3,6 +3,7 @@ package dev.weir.translation.streaming;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.beam.sdk.util.CoderUtils;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * What the steps of a streaming run keep on the driver between epochs, by step and {@link
@@ -43,6 +44,18 @@ final class StepProgressStore {
     }
     progress.put(key, new Kept<>(kind, value));
     return value;
+  }
+
+  /**
+   * What step {@code stepName} keeps of this kind, if it keeps any yet (restored from the commit
+   * the run resumed from, or since); null otherwise, without creating it.
+   */
+  <T> @Nullable T find(String stepName, StepProgress<T> kind, String commitName) {
+    String key = kind.key(stepName);
+    if (!progress.containsKey(key) && !restored.containsKey(key)) {
+      return null;
+    }
+    return get(stepName, kind, commitName);
   }
 
   /** Every value, encoded for a commit. */

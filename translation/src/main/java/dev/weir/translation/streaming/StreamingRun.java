@@ -58,6 +58,8 @@ public final class StreamingRun implements StreamingEpoch {
   /** What this epoch decided, recorded so that it runs again the same way if cut short. */
   private final EpochReplayLog replayLog;
   private final ProcessingClock clock;
+  /** The steps downstream of each step through main inputs, transitively. */
+  private final Map<String, List<String>> downstream;
   private long epoch;
   private boolean active;
   private boolean waiting;
@@ -83,6 +85,24 @@ public final class StreamingRun implements StreamingEpoch {
     this.clock = new ProcessingClock(testClock, replayLog);
     this.keyedPartitions = keyedPartitions;
     this.watermarks = new WatermarkTracker(producers, producerOf);
+    this.downstream = downstream(producers);
+  }
+
+  private static Map<String, List<String>> downstream(Map<String, List<String>> producers) {
+    Map<String, Set<String>> reached = new HashMap<>();
+    List<String> order = new ArrayList<>(producers.keySet());
+    // Backwards through the topological order: each step's consumers are done before it.
+    for (int i = order.size() - 1; i >= 0; i--) {
+      reached.putIfAbsent(order.get(i), new HashSet<>());
+      for (String producer : producers.get(order.get(i))) {
+        Set<String> after = reached.computeIfAbsent(producer, p -> new HashSet<>());
+        after.add(order.get(i));
+        after.addAll(reached.get(order.get(i)));
+      }
+    }
+    Map<String, List<String>> downstream = new HashMap<>();
+    reached.forEach((step, after) -> downstream.put(step, List.copyOf(after)));
+    return downstream;
   }
 
   /** The streaming run that {@code context} translates an epoch of; fails in batch. */
@@ -195,6 +215,29 @@ public final class StreamingRun implements StreamingEpoch {
    */
   public <T> T progressOf(String stepName, StepProgress<T> kind) {
     return progress.get(stepName, kind, "the commit of epoch " + epoch + " in --checkpointDir=" + checkpoints);
+  }
+
+  /**
+   * What step {@code stepName} keeps of this kind, or null if it keeps none yet ({@link
+   * #progressOf} without creating it).
+   */
+  <T> @Nullable T findProgressOf(String stepName, StepProgress<T> kind) {
+    return progress.find(stepName, kind, "the commit of epoch " + epoch + " in --checkpointDir=" + checkpoints);
+  }
+
+  /**
+   * The earliest input watermark at which a keyed step downstream of the current one has an
+   * event-time timer due, as those steps reported after the last epoch they ran in; {@code
+   * Long.MAX_VALUE} if none is known. A source whose watermark reaches it has given those steps
+   * something to fire, and may end its read there rather than at its time limit ({@link
+   * UnboundedSplitReader}): that output then waits one read less.
+   */
+  public long nextEventTimerDownstream() {
+    long next = Long.MAX_VALUE;
+    for (String after : downstream.getOrDefault(step, List.of())) {
+      next = Math.min(next, KeyedShuffle.LastRun.nextEventTimer(this, after));
+    }
+    return next;
   }
 
   /**

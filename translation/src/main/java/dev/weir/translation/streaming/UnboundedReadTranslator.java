@@ -164,6 +164,7 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
     List<String> locations = new ArrayList<>();
     // One read deadline for the whole epoch, however many waves of tasks its splits take.
     long readUntil = System.currentTimeMillis() + run.settings().maxReadTimeMillis();
+    long timerDue = run.nextEventTimerDownstream();
     for (int i = 0; i < splits.sources.size(); i++) {
       boolean done = !splits.watermarks[i].isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE);
       boolean skip = planned != null && (i >= planned.length || planned[i] == 0);
@@ -173,7 +174,10 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
       if (read || finalizeOnly) {
         slices.add(new UnboundedSplitReader.Slice(
             i, splits.sources.get(i), splits.marks[i], splits.markEpochs[i], run.epoch(), committed,
-            planned == null ? -1 : planned[i], finalizeOnly, readUntil));
+            planned == null ? -1 : planned[i], finalizeOnly, readUntil,
+            // Only a watermark this read moves past the timer ends it early: one already past
+            // it (held downstream) would end every read at once.
+            timerDue > splits.watermarks[i].getMillis() ? timerDue : Long.MAX_VALUE));
         locations.add(splits.locations[i]);
       }
     }

@@ -43,7 +43,11 @@ final class UnboundedSplitReader
    * split that reached its end gets a slice that only finalizes ({@code finalizeOnly}). {@code
    * readUntilMillis} is the epoch's read deadline (wall clock), the same for every split: a task
    * that runs later than that, because there are more splits than cores, reads only what is
-   * ready at once, so that the epoch's reads do not take one time limit per wave of tasks.
+   * ready at once, so that the epoch's reads do not take one time limit per wave of tasks. A
+   * split whose watermark reaches {@code stopAtWatermarkMillis} ends its read there: a step
+   * downstream has a timer due at that watermark ({@link StreamingRun#nextEventTimerDownstream}),
+   * and its output should not wait for the rest of the time limit ({@code Long.MAX_VALUE}: no
+   * such timer).
    */
   record Slice(
       int split,
@@ -54,7 +58,8 @@ final class UnboundedSplitReader
       long committed,
       long records,
       boolean finalizeOnly,
-      long readUntilMillis)
+      long readUntilMillis,
+      long stopAtWatermarkMillis)
       implements Serializable {}
 
   /** How long an epoch run again waits for the records the interrupted attempt read. */
@@ -134,11 +139,17 @@ final class UnboundedSplitReader
     }
   }
 
+  private static boolean reachedStop(UnboundedSource.UnboundedReader<Object> reader, long stopAt) {
+    return stopAt != Long.MAX_VALUE && reader.getWatermark().getMillis() >= stopAt;
+  }
+
   /** Reads the slice's records into {@code out}; returns how many. */
   private long readSlice(Slice slice, SplitReaders.Entry entry, List<WindowedValue<Object>> out) throws Exception {
     UnboundedSource.UnboundedReader<Object> reader = entry.reader;
     boolean exact = slice.records() >= 0;
     long limit = exact ? slice.records() : settings.maxRecordsPerSplit();
+    // An epoch run again reads exactly what it read before, wherever the watermark gets to.
+    long stopAt = exact ? Long.MAX_VALUE : slice.stopAtWatermarkMillis();
     long start = System.currentTimeMillis();
     long deadline = start + (exact ? REPLAY_WAIT_MILLIS : settings.maxReadTimeMillis());
     long lastReady = start;
@@ -164,9 +175,13 @@ final class UnboundedSplitReader
         records++;
         lastReady = now;
         backoff = 0;
-        if (records >= limit || (!exact && now >= deadline)) {
+        if (records >= limit || (!exact && now >= deadline) || reachedStop(reader, stopAt)) {
           return records;
         }
+      } else if (reachedStop(reader, stopAt)) {
+        // A later record may not be ready yet, but the watermark already tells a step downstream
+        // that its timer is due.
+        return records;
       } else if (!exact && !reader.getWatermark().isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE)) {
         // Nothing ready, and the reader says nothing ever will: its watermark is at the end of
         // time. Waiting out the quiet time would only delay the epoch (a finite stream's last).

@@ -59,7 +59,26 @@ class UnboundedSplitReaderTest {
     assertThat(source.pollsAfterTheEnd.get(), equalTo(1));
   }
 
+  @Test
+  void aReadEndsOnceItsWatermarkReachesATimerDueDownstream() {
+    // The watermark follows the records read; a step downstream has a timer due at 5.
+    ScriptedSource source = new ScriptedSource(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L), 0, true);
+
+    assertThat(readOneEpoch(source, 5), contains(1L, 2L, 3L, 4L, 5L));
+  }
+
+  @Test
+  void aReadWithoutTimerDueDownstreamReadsOn() {
+    ScriptedSource source = new ScriptedSource(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L), 0, true);
+
+    assertThat(readOneEpoch(source, Long.MAX_VALUE), contains(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L));
+  }
+
   private List<Long> readOneEpoch(ScriptedSource source) {
+    return readOneEpoch(source, Long.MAX_VALUE);
+  }
+
+  private List<Long> readOneEpoch(ScriptedSource source, long stopAtWatermark) {
     StreamingSettings settings =
         new StreamingSettings(1_000, LONG_QUIET_MILLIS, LONG_QUIET_MILLIS, 1, 0, 0, null);
     UnboundedSplitReader reader =
@@ -73,7 +92,8 @@ class UnboundedSplitReaderTest {
     @SuppressWarnings({"unchecked", "rawtypes"})
     UnboundedSplitReader.Slice slice =
         new UnboundedSplitReader.Slice(
-            0, (UnboundedSource) source, null, -1, 1, -1, -1, false, System.currentTimeMillis() + LONG_QUIET_MILLIS);
+            0, (UnboundedSource) source, null, -1, 1, -1, -1, false, System.currentTimeMillis() + LONG_QUIET_MILLIS,
+            stopAtWatermark);
     List<Long> read = new ArrayList<>();
     Iterator<WindowedValue<Object>> out = reader.call(List.of(slice).iterator());
     while (out.hasNext()) {
@@ -84,16 +104,24 @@ class UnboundedSplitReaderTest {
 
   /**
    * Gives nothing for its first {@code notReadyPolls} polls, then {@code records}; after the last
-   * its watermark is at the end of time, and it counts the polls it is asked after that.
+   * its watermark is at the end of time, and it counts the polls it is asked after that. Before
+   * that, its watermark is the start of time, or, if {@code watermarkFollowsRecords}, the last
+   * record read (each record is its own timestamp).
    */
   private static final class ScriptedSource extends UnboundedSource<Long, ScriptedSource.Mark> {
     final List<Long> records;
     final int notReadyPolls;
+    final boolean watermarkFollowsRecords;
     final AtomicInteger pollsAfterTheEnd = new AtomicInteger();
 
     ScriptedSource(List<Long> records, int notReadyPolls) {
+      this(records, notReadyPolls, false);
+    }
+
+    ScriptedSource(List<Long> records, int notReadyPolls, boolean watermarkFollowsRecords) {
       this.records = records;
       this.notReadyPolls = notReadyPolls;
+      this.watermarkFollowsRecords = watermarkFollowsRecords;
     }
 
     static final class Mark implements UnboundedSource.CheckpointMark, Serializable {
@@ -159,7 +187,10 @@ class UnboundedSplitReaderTest {
 
       @Override
       public Instant getWatermark() {
-        return next >= records.size() ? BoundedWindow.TIMESTAMP_MAX_VALUE : BoundedWindow.TIMESTAMP_MIN_VALUE;
+        if (next >= records.size()) {
+          return BoundedWindow.TIMESTAMP_MAX_VALUE;
+        }
+        return watermarkFollowsRecords && next >= 0 ? new Instant(records.get(next)) : BoundedWindow.TIMESTAMP_MIN_VALUE;
       }
 
       @Override
