@@ -157,6 +157,9 @@ final class UnboundedSplitReader
     // again at once), then the pauses double up to MAX_BACKOFF_MILLIS.
     long backoff = 0;
     long records = 0;
+    // The watermark is asked at most once a millisecond while records flow: a source may compute
+    // it over everything it holds (the Nexmark generator over its queue of delayed events).
+    long stopCheckedAt = -1;
     if (limit == 0) {
       return 0;
     }
@@ -175,8 +178,14 @@ final class UnboundedSplitReader
         records++;
         lastReady = now;
         backoff = 0;
-        if (records >= limit || (!exact && now >= deadline) || reachedStop(reader, stopAt)) {
+        if (records >= limit || (!exact && now >= deadline)) {
           return records;
+        }
+        if (now != stopCheckedAt) {
+          stopCheckedAt = now;
+          if (reachedStop(reader, stopAt)) {
+            return records;
+          }
         }
       } else if (reachedStop(reader, stopAt)) {
         // A later record may not be ready yet, but the watermark already tells a step downstream

@@ -3,6 +3,8 @@ package dev.weir.translation.streaming;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.lessThan;
 
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -61,17 +63,32 @@ class UnboundedSplitReaderTest {
 
   @Test
   void aReadEndsOnceItsWatermarkReachesATimerDueDownstream() {
-    // The watermark follows the records read; a step downstream has a timer due at 5.
-    ScriptedSource source = new ScriptedSource(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L), 0, true);
+    // The watermark follows the records read, each 2 ms after the last (the read asks for the
+    // watermark at most once a millisecond); a step downstream has a timer due at 5.
+    ScriptedSource source = new ScriptedSource(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L), 0, true, 2);
 
     assertThat(readOneEpoch(source, 5), contains(1L, 2L, 3L, 4L, 5L));
   }
 
   @Test
   void aReadWithoutTimerDueDownstreamReadsOn() {
-    ScriptedSource source = new ScriptedSource(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L), 0, true);
+    ScriptedSource source = new ScriptedSource(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L), 0, true, 2);
 
     assertThat(readOneEpoch(source, Long.MAX_VALUE), contains(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L));
+  }
+
+  @Test
+  void aReadAsksForTheWatermarkFarLessOftenThanOncePerRecord() {
+    // 100,000 records ready at once, all before a timer due downstream: asked once a
+    // millisecond at most, the watermark is asked a few times at most in the read.
+    List<Long> records = new ArrayList<>();
+    for (long i = 0; i < 100_000; i++) {
+      records.add(i);
+    }
+    ScriptedSource source = new ScriptedSource(records, 0, true, 0);
+
+    assertThat(readOneEpoch(source, 1_000_000, 100_000), hasSize(100_000));
+    assertThat(source.watermarkCalls.get(), lessThan(50_000));
   }
 
   private List<Long> readOneEpoch(ScriptedSource source) {
@@ -79,8 +96,12 @@ class UnboundedSplitReaderTest {
   }
 
   private List<Long> readOneEpoch(ScriptedSource source, long stopAtWatermark) {
+    return readOneEpoch(source, stopAtWatermark, 1_000);
+  }
+
+  private List<Long> readOneEpoch(ScriptedSource source, long stopAtWatermark, long maxRecords) {
     StreamingSettings settings =
-        new StreamingSettings(1_000, LONG_QUIET_MILLIS, LONG_QUIET_MILLIS, 1, 0, 0, null);
+        new StreamingSettings(maxRecords, LONG_QUIET_MILLIS, LONG_QUIET_MILLIS, 1, 0, 0, null);
     UnboundedSplitReader reader =
         new UnboundedSplitReader(
             runId,
@@ -106,22 +127,26 @@ class UnboundedSplitReaderTest {
    * Gives nothing for its first {@code notReadyPolls} polls, then {@code records}; after the last
    * its watermark is at the end of time, and it counts the polls it is asked after that. Before
    * that, its watermark is the start of time, or, if {@code watermarkFollowsRecords}, the last
-   * record read (each record is its own timestamp).
+   * record read (each record is its own timestamp). Each record becomes ready {@code
+   * recordMillis} after the one before it; it counts how often its watermark is asked for.
    */
   private static final class ScriptedSource extends UnboundedSource<Long, ScriptedSource.Mark> {
     final List<Long> records;
     final int notReadyPolls;
     final boolean watermarkFollowsRecords;
+    final long recordMillis;
     final AtomicInteger pollsAfterTheEnd = new AtomicInteger();
+    final AtomicInteger watermarkCalls = new AtomicInteger();
 
     ScriptedSource(List<Long> records, int notReadyPolls) {
-      this(records, notReadyPolls, false);
+      this(records, notReadyPolls, false, 0);
     }
 
-    ScriptedSource(List<Long> records, int notReadyPolls, boolean watermarkFollowsRecords) {
+    ScriptedSource(List<Long> records, int notReadyPolls, boolean watermarkFollowsRecords, long recordMillis) {
       this.records = records;
       this.notReadyPolls = notReadyPolls;
       this.watermarkFollowsRecords = watermarkFollowsRecords;
+      this.recordMillis = recordMillis;
     }
 
     static final class Mark implements UnboundedSource.CheckpointMark, Serializable {
@@ -164,6 +189,14 @@ class UnboundedSplitReaderTest {
           return false;
         }
         if (next + 1 < records.size()) {
+          if (recordMillis > 0) {
+            try {
+              Thread.sleep(recordMillis);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              throw new IllegalStateException(e);
+            }
+          }
           next++;
           return true;
         }
@@ -187,6 +220,7 @@ class UnboundedSplitReaderTest {
 
       @Override
       public Instant getWatermark() {
+        watermarkCalls.incrementAndGet();
         if (next >= records.size()) {
           return BoundedWindow.TIMESTAMP_MAX_VALUE;
         }
