@@ -74,20 +74,6 @@ public final class EpochLoop {
     return sources;
   }
 
-  /** The steps downstream of {@code sources}, in {@code steps}' topological order. */
-  private static List<String> downstreamOf(Set<String> sources, List<Step> steps, Map<String, List<String>> producers) {
-    Set<String> reached = new HashSet<>(sources);
-    List<String> downstream = new ArrayList<>();
-    for (Step step : steps) {
-      String name = step.applied().getFullName();
-      if (!reached.contains(name) && producers.get(name).stream().anyMatch(reached::contains)) {
-        reached.add(name);
-        downstream.add(name);
-      }
-    }
-    return downstream;
-  }
-
   /**
    * Whether the steps after {@code source} form one chain of lazily derived steps, each with one
    * output read at most once. Where data fans out, Spark persists it and, in a job that first
@@ -211,8 +197,7 @@ public final class EpochLoop {
     // Keys are spread over a partition count fixed for the run, and for its restarts.
     int partitions = committed != null ? committed.keyedPartitions() : sc.defaultParallelism();
     StreamingRun run = new StreamingRun(settings, partitions, producers, producerOf, testClock, checkpoints);
-    Set<String> readWithLeaves = readWithLeaves(steps);
-    run.readWithLeaves(readWithLeaves, downstreamOf(readWithLeaves, steps, producers));
+    run.readWithLeaves(readWithLeaves(steps));
     Map<PCollection<?>, Dataset<?>> emptyDatasets = new HashMap<>();
     if (committed != null) {
       run.restore(committed);

@@ -58,8 +58,10 @@ public final class StreamingRun implements StreamingEpoch {
   /** What this epoch decided, recorded so that it runs again the same way if cut short. */
   private final EpochReplayLog replayLog;
   private final ProcessingClock clock;
+  /** Every step, in topological order. */
+  private final List<String> order;
   /** The steps downstream of each step through main inputs, transitively. */
-  private final Map<String, List<String>> downstream;
+  private final Map<String, Set<String>> downstream;
   private long epoch;
   private boolean active;
   private boolean waiting;
@@ -85,12 +87,12 @@ public final class StreamingRun implements StreamingEpoch {
     this.clock = new ProcessingClock(testClock, replayLog);
     this.keyedPartitions = keyedPartitions;
     this.watermarks = new WatermarkTracker(producers, producerOf);
-    this.downstream = downstream(producers);
+    this.order = List.copyOf(producers.keySet());
+    this.downstream = downstream(order, producers);
   }
 
-  private static Map<String, List<String>> downstream(Map<String, List<String>> producers) {
+  private static Map<String, Set<String>> downstream(List<String> order, Map<String, List<String>> producers) {
     Map<String, Set<String>> reached = new HashMap<>();
-    List<String> order = new ArrayList<>(producers.keySet());
     // Backwards through the topological order: each step's consumers are done before it.
     for (int i = order.size() - 1; i >= 0; i--) {
       reached.putIfAbsent(order.get(i), new HashSet<>());
@@ -100,8 +102,8 @@ public final class StreamingRun implements StreamingEpoch {
         after.addAll(reached.get(order.get(i)));
       }
     }
-    Map<String, List<String>> downstream = new HashMap<>();
-    reached.forEach((step, after) -> downstream.put(step, List.copyOf(after)));
+    Map<String, Set<String>> downstream = new HashMap<>();
+    reached.forEach((step, after) -> downstream.put(step, Set.copyOf(after)));
     return downstream;
   }
 
@@ -234,7 +236,7 @@ public final class StreamingRun implements StreamingEpoch {
    */
   public long nextEventTimerDownstream() {
     long next = Long.MAX_VALUE;
-    for (String after : downstream.getOrDefault(step, List.of())) {
+    for (String after : downstream.getOrDefault(step, Set.of())) {
       next = Math.min(next, KeyedShuffle.LastRun.nextEventTimer(this, after));
     }
     return next;
@@ -267,13 +269,16 @@ public final class StreamingRun implements StreamingEpoch {
     return readWithLeaves.contains(step);
   }
 
-  /**
-   * Names the sources read within the epoch's leaves job, and the steps downstream of them in
-   * topological order; set by the epoch loop.
-   */
-  void readWithLeaves(Set<String> sources, List<String> downstream) {
+  /** Names the sources read within the epoch's leaves job; set by the epoch loop. */
+  void readWithLeaves(Set<String> sources) {
     readWithLeaves = Set.copyOf(sources);
-    afterReadsWithLeaves = List.copyOf(downstream);
+    List<String> after = new ArrayList<>();
+    for (String name : order) {
+      if (sources.stream().anyMatch(source -> downstream.get(source).contains(name))) {
+        after.add(name);
+      }
+    }
+    afterReadsWithLeaves = List.copyOf(after);
   }
 
   /**
