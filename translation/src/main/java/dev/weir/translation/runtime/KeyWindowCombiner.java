@@ -125,6 +125,24 @@ public final class KeyWindowCombiner implements java.io.Serializable {
     }
   }
 
+  /** Two accumulators of one (key, window) merged into one; either may be changed and returned. */
+  public Object mergeAccumulators(Object a, Object b) {
+    try {
+      return fn.mergeAccumulators(List.of(a, b), context());
+    } catch (RuntimeException e) {
+      throw new StepFailure(stepName, e);
+    }
+  }
+
+  /** What the CombineFn outputs for an accumulator. */
+  public Object extractOutput(Object accumulator) {
+    try {
+      return fn.extractOutput(accumulator, context());
+    } catch (RuntimeException e) {
+      throw new StepFailure(stepName, e);
+    }
+  }
+
   public WindowedValue<KV<Object, Object>> finish(CombineBuffer buffer) {
     try {
       Object output = fn.extractOutput(buffer.accumulator, context());

@@ -38,8 +38,10 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * adds its elements into one accumulator per (key, window) ({@link PartialCombine}), and only
  * those accumulators are shuffled to the keyed partitions, where Beam's {@code ReduceFnRunner}
  * keeps one combined accumulator per key and window ({@code SystemReduceFn.combining}, which
- * merges each arriving accumulator into it) and fires panes as the trigger says. The composite's
- * expansion would shuffle every element and buffer it in state until its window fires.
+ * merges each arriving accumulator into it) and fires panes as the trigger says; where each window
+ * fires once, at its end, {@link EndOfWindowCombining} does the same without a {@code
+ * ReduceFnRunner} per key. The composite's expansion would shuffle every element and buffer it in
+ * state until its window fires.
  *
  * <p>The result is the expansion's exactly when adding a partial accumulator in one go cannot be
  * told from adding its elements one by one. Sessions are merged on the map side too, per key, as
@@ -110,7 +112,12 @@ public final class CombinePerKeyStreamingTranslator implements TransformTranslat
     JavaRDD<WindowedValue<KV<Object, Object>>> partial =
         context.rdd(input).mapPartitions(new MapSide(combiner, kvCoder.getKeyCoder(), strategy.getWindowFn().windowCoder(), merging));
     GroupByKeyStreamingTranslator.reduceByKey(
-        context, partial, kvCoder.getKeyCoder(), accumulatorCoder, keyedSide(kvCoder.getKeyCoder(), transform.getFn(), accumulatorCoder));
+        context,
+        partial,
+        kvCoder.getKeyCoder(),
+        accumulatorCoder,
+        keyedSide(kvCoder.getKeyCoder(), transform.getFn(), accumulatorCoder),
+        new EndOfWindowCombining(combiner, strategy.getWindowFn().windowCoder(), accumulatorCoder));
   }
 
   /**

@@ -33,6 +33,7 @@ import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.beam.sdk.values.WindowingStrategy;
 import org.apache.spark.api.java.function.Function2;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 import scala.Tuple2;
 
@@ -73,6 +74,11 @@ final class GroupAlsoByWindowPartition
     StateFiles files;
     /** Where the state lives between epochs. */
     StateBackend backend;
+    /**
+     * What a combining step runs per key instead of {@link #reduceFn}'s {@code ReduceFnRunner}
+     * when each window fires once, at its end; null otherwise.
+     */
+    @Nullable EndOfWindowCombining endOfWindow;
   }
 
   private final Spec spec;
@@ -166,9 +172,15 @@ final class GroupAlsoByWindowPartition
         // Timers that fell due while the epoch's elements were on their way fire before they
         // arrive, so that their panes do not take in elements that came later.
         timerAdvance.beforeInput(key, new Runner(key, trigger, out)::fire, spec.processingTime);
-        ReduceFnRunner<Object, Object, Object, BoundedWindow> runner = runner(key, key.trackedTimers(), trigger, out);
-        runner.processElements(LateDataUtils.dropExpiredWindows(key.state.getKey(), elements, key.timers, spec.strategy, dropped));
-        runner.persist();
+        Iterable<WindowedValue<Object>> live =
+            LateDataUtils.dropExpiredWindows(key.state.getKey(), elements, key.timers, spec.strategy, dropped);
+        if (spec.endOfWindow != null) {
+          spec.endOfWindow.processElements(key, live);
+        } else {
+          ReduceFnRunner<Object, Object, Object, BoundedWindow> runner = runner(key, key.trackedTimers(), trigger, out);
+          runner.processElements(live);
+          runner.persist();
+        }
         advance(key, trigger, out);
         state.touch(group.key(), key, false, false);
         return;
@@ -261,6 +273,10 @@ final class GroupAlsoByWindowPartition
 
     void fire(List<TimerData> due) throws Exception {
       if (due.isEmpty()) {
+        return;
+      }
+      if (spec.endOfWindow != null) {
+        spec.endOfWindow.onTimers(key, due, out);
         return;
       }
       if (runner == null) {

@@ -41,14 +41,17 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
         context.rdd(input),
         kvCoder.getKeyCoder(),
         kvCoder.getValueCoder(),
-        SystemReduceFn.buffering(kvCoder.getValueCoder()));
+        SystemReduceFn.buffering(kvCoder.getValueCoder()),
+        null);
   }
 
   /**
    * Runs a keyed step's epoch: {@code elements} (the step's input, or what a map side made of it,
    * whose values {@code valueCoder} encodes) shuffled by key to the partitions that keep the keys'
    * state, where Beam's {@code ReduceFnRunner} applies {@code reduceFn} per key and window under
-   * the input's windowing strategy, and the step's output is what it emits.
+   * the input's windowing strategy, and the step's output is what it emits. A combining step
+   * passes {@code endOfWindow}, which runs instead where the strategy lets it ({@link
+   * EndOfWindowCombining#whyNot}).
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
   static void reduceByKey(
@@ -56,7 +59,8 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
       JavaRDD<? extends WindowedValue<? extends KV<?, ?>>> elements,
       Coder<Object> keyCoder,
       Coder<?> valueCoder,
-      SystemReduceFn<Object, ?, ?, ?, BoundedWindow> reduceFn) {
+      SystemReduceFn<Object, ?, ?, ?, BoundedWindow> reduceFn,
+      @Nullable EndOfWindowCombining endOfWindow) {
     StreamingRun run = StreamingRun.of(context);
     PCollection<?> input = context.input();
     PCollection<?> output = context.output();
@@ -81,6 +85,7 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
     spec.strategy = strategy;
     spec.keyCoder = keyCoder;
     spec.reduceFn = (SystemReduceFn) reduceFn;
+    spec.endOfWindow = EndOfWindowCombining.whyNot(strategy) == null ? endOfWindow : null;
     spec.elementCoder = (Coder) WindowedValues.getFullCoder(valueCoder, windowCoder);
     spec.outputCoder = (Coder) WindowedValues.getFullCoder(output.getCoder(), windowCoder);
     spec.options = context.options();

@@ -46,6 +46,7 @@ final class GroupByKeyHarness<K, V, O> implements AutoCloseable {
   private long epoch;
   private Instant watermark = BoundedWindow.TIMESTAMP_MIN_VALUE;
   private KeyedShuffle.PartitionReport report;
+  private EndOfWindowCombining endOfWindow;
 
   @SuppressWarnings("unchecked")
   private GroupByKeyHarness(
@@ -119,6 +120,7 @@ final class GroupByKeyHarness<K, V, O> implements AutoCloseable {
     spec.timerClock = stepClock;
     spec.holds = new PartitionReports<>();
     spec.backend = backend;
+    spec.endOfWindow = endOfWindow;
     List<Tuple2<Integer, Tuple2<byte[], byte[]>>> input = new ArrayList<>(pending);
     pending.clear();
     Iterator<byte[]> out = new GroupAlsoByWindowPartition(spec).call(0, input.iterator());
@@ -139,6 +141,12 @@ final class GroupByKeyHarness<K, V, O> implements AutoCloseable {
   /** Keeps the state in {@code backend} (the heap if not called). */
   GroupByKeyHarness<K, V, O> withBackend(StateBackend backend) {
     this.backend = backend;
+    return this;
+  }
+
+  /** Combines per key with {@code endOfWindow} rather than with Beam's ReduceFnRunner. */
+  GroupByKeyHarness<K, V, O> withEndOfWindow(EndOfWindowCombining endOfWindow) {
+    this.endOfWindow = endOfWindow;
     return this;
   }
 
