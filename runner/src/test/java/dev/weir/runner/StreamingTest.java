@@ -42,6 +42,7 @@ import org.apache.beam.sdk.transforms.WithKeys;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
+import org.apache.beam.sdk.transforms.windowing.PaneInfo;
 import org.apache.beam.sdk.transforms.windowing.Sessions;
 import org.apache.beam.sdk.transforms.windowing.SlidingWindows;
 import org.apache.beam.sdk.transforms.windowing.TimestampCombiner;
@@ -583,6 +584,54 @@ class StreamingTest {
     assertThat(jobs.byEpoch.keySet(), equalTo(java.util.Set.of(1L, 2L, 3L)));
     for (java.util.List<String> epochJobs : jobs.byEpoch.values()) {
       assertThat(epochJobs, contains(containsString("Sum all")));
+    }
+  }
+
+  /**
+   * A grouping followed only by stateless steps runs within the epoch's leaves job: an epoch
+   * runs no job for the grouping alone, only the leaves job that runs its partitions on the way.
+   * One split of 0..29 (value i at i seconds, the watermark at the next value), at most 4 records
+   * an epoch, keyed by parity, in 10 s windows: 3 windows of 2 keys, 6 panes, each on time (the
+   * watermark is exact), and every value in one of them: 0..29 sum to 435.
+   */
+  @Test
+  void aGroupingWithOnlyStatelessStepsAfterItRunsInTheLeavesJob() throws Exception {
+    Pipeline p = Pipelines.create("--epochMaxRecords=4", "--sourceSplits=1");
+    p.apply(Read.from(new FiniteUnboundedSource(0, 30, 1)))
+        .apply(Window.into(FixedWindows.of(Duration.standardSeconds(10))))
+        .apply(WithKeys.of((Long x) -> x % 2).withKeyType(org.apache.beam.sdk.values.TypeDescriptors.longs()))
+        .apply("Group", org.apache.beam.sdk.transforms.GroupByKey.create())
+        .apply("Sum panes", ParDo.of(new SumPanes()));
+
+    EpochJobs jobs = new EpochJobs();
+    WeirPipelineResult result = jobs.run(p);
+    assertThat(sum(result, "grouped"), equalTo(435L));
+    assertThat(sum(result, "on-time panes"), equalTo(6L));
+    java.util.Set<Long> groupingEpochs = new java.util.HashSet<>();
+    jobs.byEpoch.forEach((epoch, descriptions) -> {
+      for (String description : descriptions) {
+        if (description.contains("Group")) {
+          groupingEpochs.add(epoch);
+          assertThat(description, containsString("Sum panes"));
+        }
+      }
+    });
+    assertThat(groupingEpochs.size(), greaterThan(1));
+  }
+
+  /** Sums the values of each pane, and counts the on-time panes. */
+  private static final class SumPanes extends DoFn<KV<Long, Iterable<Long>>, Void> {
+    private final Counter grouped = Metrics.counter(StreamingTest.class, "grouped");
+    private final Counter onTime = Metrics.counter(StreamingTest.class, "on-time panes");
+
+    @ProcessElement
+    public void process(@Element KV<Long, Iterable<Long>> pane, PaneInfo info) {
+      for (long x : pane.getValue()) {
+        grouped.inc(x);
+      }
+      if (info.getTiming() == PaneInfo.Timing.ON_TIME) {
+        onTime.inc();
+      }
     }
   }
 

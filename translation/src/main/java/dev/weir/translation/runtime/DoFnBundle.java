@@ -38,6 +38,8 @@ public abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator
   protected final DoFnSpec spec;
   protected final DoFn<Object, Object> fn;
   protected final ArrayDeque<WindowedValue<Object>> buffer = new ArrayDeque<>();
+  /** Outputs so far, of every tag. */
+  private long emitted;
   private final List<DoFn.BundleFinalizer.Callback> finalizers = new ArrayList<>();
   private final boolean tagged;
   private final BroadcastSideInputReader sideInputReader;
@@ -143,12 +145,18 @@ public abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator
   @Override
   @SuppressWarnings({"unchecked", "rawtypes"})
   public <OutputT> void output(TupleTag<OutputT> tag, WindowedValue<OutputT> value) {
+    emitted++;
     if (tagged) {
       int index = spec.outputTags.indexOf(tag);
       buffer.add((WindowedValue) value.withValue(new RawUnionValue(index, value.getValue())));
     } else {
       buffer.add((WindowedValue<Object>) value);
     }
+  }
+
+  /** How many outputs the DoFn gave so far, of every tag. */
+  protected long emitted() {
+    return emitted;
   }
 
   /** Ends a bundle that succeeded: the instance given back, then the bundle finalizers. */

@@ -52,36 +52,37 @@ public final class EpochLoop {
   }
 
   /**
-   * The unbounded sources that can be read within the epoch's leaves job: those followed by one
-   * chain of steps that each derive their outputs lazily ({@link
-   * dev.weir.translation.TransformTranslator#derivesLazily}), with no fan-out ({@link
-   * #lazyDownstream}). One job per epoch then reads and processes their records, instead of one
-   * job reading them and another processing them.
+   * The steps that can run within the epoch's leaves job ({@link RunsWithLeaves}: unbounded
+   * sources and keyed steps): those followed by one chain of steps that each derive their outputs
+   * lazily ({@link dev.weir.translation.TransformTranslator#derivesLazily}), with no fan-out
+   * ({@link #lazyDownstream}). One job per epoch then reads a source's records, or runs a keyed
+   * step's partitions, and processes what they give, instead of one job for each.
    */
-  static Set<String> readWithLeaves(List<Step> steps) {
+  static Set<String> withLeaves(List<Step> steps) {
     Map<PCollection<?>, List<Step>> readers = new HashMap<>();
     for (Step step : steps) {
       for (PCollection<?> in : step.applied().getInputs().values()) {
         readers.computeIfAbsent(in, k -> new ArrayList<>()).add(step);
       }
     }
-    Set<String> sources = new HashSet<>();
+    Set<String> first = new HashSet<>();
     for (Step step : steps) {
-      if (step.translator() instanceof UnboundedReadTranslator && lazyDownstream(step, readers)) {
-        sources.add(step.applied().getFullName());
+      if (step.translator() instanceof RunsWithLeaves && lazyDownstream(step, readers)) {
+        first.add(step.applied().getFullName());
       }
     }
-    return sources;
+    return first;
   }
 
   /**
-   * Whether the steps after {@code source} form one chain of lazily derived steps, each with one
+   * Whether the steps after {@code first} form one chain of lazily derived steps, each with one
    * output read at most once. Where data fans out, Spark persists it and, in a job that first
    * computes it, tasks of several branches may each compute it: on two executors a split would be
-   * read twice, and a task retried after filling that cache would not report its read again.
+   * read twice (a keyed partition run twice), and a task retried after filling that cache would
+   * not report its read again.
    */
-  private static boolean lazyDownstream(Step source, Map<PCollection<?>, List<Step>> readers) {
-    Step step = source;
+  private static boolean lazyDownstream(Step first, Map<PCollection<?>, List<Step>> readers) {
+    Step step = first;
     while (true) {
       if (step.applied().getOutputs().size() != 1) {
         return false;
@@ -100,11 +101,12 @@ public final class EpochLoop {
 
   /**
    * Evaluates an epoch's leaves, the data no step reads, in one Spark job over all of them (one
-   * job's scheduling instead of one per leaf), described by their steps.
+   * job's scheduling instead of one per leaf), described by the steps run within it and the
+   * leaves' steps.
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
   private static void runLeaves(SparkContext sc, TranslationContext context) {
-    List<String> names = new ArrayList<>();
+    List<String> names = new ArrayList<>(StreamingRun.of(context).ranWithLeaves());
     List<JavaRDD<Object>> leaves = new ArrayList<>();
     for (Map.Entry<String, JavaRDD<?>> leaf : context.rddLeaves().entrySet()) {
       names.add(leaf.getKey());
@@ -197,7 +199,7 @@ public final class EpochLoop {
     // Keys are spread over a partition count fixed for the run, and for its restarts.
     int partitions = committed != null ? committed.keyedPartitions() : sc.defaultParallelism();
     StreamingRun run = new StreamingRun(settings, partitions, producers, producerOf, testClock, checkpoints);
-    run.readWithLeaves(readWithLeaves(steps));
+    run.runWithLeaves(withLeaves(steps));
     Map<PCollection<?>, Dataset<?>> emptyDatasets = new HashMap<>();
     if (committed != null) {
       run.restore(committed);

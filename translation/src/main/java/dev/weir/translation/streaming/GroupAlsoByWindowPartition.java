@@ -196,7 +196,7 @@ final class GroupAlsoByWindowPartition
         return;
       }
       KeyedStateStore.commit(spec.backend, state, spec.epoch);
-      spec.holds.add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.of(state)));
+      spec.holds.add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.of(state, out.emitted)));
       committed = true;
     }
   }
@@ -209,11 +209,14 @@ final class GroupAlsoByWindowPartition
   private final class Panes implements WindowedValueReceiver<KV<Object, Object>> {
     private final List<byte[]> encoded = new ArrayList<>();
     private final CoderBytes<WindowedValue<KV<Object, Object>>> bytes = CoderBytes.of(spec.outputCoder);
+    /** Panes so far in this epoch, handed on or not. */
+    private long emitted;
 
     @Override
     public void output(WindowedValue<KV<Object, Object>> pane) {
       try {
         encoded.add(bytes.encode(pane));
+        emitted++;
       } catch (Exception e) {
         throw new StepFailure(spec.stepName, e);
       }

@@ -21,11 +21,13 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 /**
  * {@code GroupByKey} in streaming: each epoch the step's elements are shuffled by Beam-encoded key
  * into a fixed number of partitions, so a key always meets its state again, and each partition
- * runs {@link GroupAlsoByWindowPartition}. The result is computed in one Spark job and kept for
- * the epoch: it must be computed exactly once, since computing it changes the state. The step's
- * output watermark is its input watermark held back by the earliest hold of any partition.
+ * runs {@link GroupAlsoByWindowPartition}. The result must be computed exactly once, since
+ * computing it changes the state: in one Spark job of its own, kept for the epoch, or, when only
+ * one chain of lazily derived steps follows, within the epoch's leaves job ({@link
+ * RunsWithLeaves}). The step's output watermark is its input watermark held back by the earliest
+ * hold of any partition.
  */
-public final class GroupByKeyStreamingTranslator implements TransformTranslator<GroupByKey<?, ?>> {
+public final class GroupByKeyStreamingTranslator implements TransformTranslator<GroupByKey<?, ?>>, RunsWithLeaves {
   @Override
   public @Nullable String whyNot(GroupByKey<?, ?> transform, TranslationContext context) {
     return context.policies().whyNot(context.input().getWindowingStrategy());
@@ -106,11 +108,25 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
             context,
             KeyedShuffle.byKey(elements, keyCoder, spec.elementCoder, false, partitions, spec.backend.groupsKeys())
                 .mapPartitionsWithIndex(new GroupAlsoByWindowPartition(spec), true));
+    Coder<WindowedValue<Object>> outputCoder = (Coder) spec.outputCoder;
+    if (run.runsWithLeaves()) {
+      // Only lazily derived steps follow, up to the leaves: the leaves job runs each partition
+      // once, on its way. Until then the step stands where its last epoch left it; then it
+      // settles what its partitions reported and the steps after it follow.
+      String stepName = context.stepName();
+      run.reportOutputWatermark(run.outputWatermarkBefore());
+      run.afterLeaves(() -> {
+        KeyedShuffle.settle(run, stepName, spec.holds, partitions, last);
+        run.reportOutputWatermark(last.outputWatermark(run.inputWatermark()));
+      });
+      context.putRdd((PCollection<Object>) output, grouped.map(new CoderFunctions.Decode<>(outputCoder)), false);
+      return;
+    }
     KeyedShuffle.runOnce(context, grouped, spec.holds, partitions, last);
     run.reportOutputWatermark(last.outputWatermark(run.inputWatermark()));
     if (last.emittedNothing(context)) {
       return;
     }
-    context.putRdd((PCollection<Object>) output, grouped.map(new CoderFunctions.Decode<>((Coder<WindowedValue<Object>>) (Coder) spec.outputCoder)), true);
+    context.putRdd((PCollection<Object>) output, grouped.map(new CoderFunctions.Decode<>(outputCoder)), true);
   }
 }

@@ -92,14 +92,14 @@ final class KeyedShuffle {
   }
 
   /**
-   * What a partition's task reports: its earliest hold and pending timers, and where it ran (and
-   * its state now is).
+   * What a partition's task reports: its earliest hold and pending timers, how many elements it
+   * emitted, and where it ran (and its state now is).
    */
-  record PartitionReport(long hold, long nextEventTimer, long nextProcessingTimer, String location)
+  record PartitionReport(long hold, long nextEventTimer, long nextProcessingTimer, long emitted, String location)
       implements java.io.Serializable {
-    static PartitionReport of(dev.weir.translation.streaming.state.KeyedPartition state) {
+    static PartitionReport of(dev.weir.translation.streaming.state.KeyedPartition state, long emitted) {
       return new PartitionReport(
-          state.earliestHold(), state.nextEventTimer(), state.nextProcessingTimer(), ExecutorLocation.here());
+          state.earliestHold(), state.nextEventTimer(), state.nextProcessingTimer(), emitted, ExecutorLocation.here());
     }
   }
 
@@ -214,9 +214,8 @@ final class KeyedShuffle {
 
   /**
    * Runs {@code result} in one Spark job, keeping it for the epoch: computing it changes state,
-   * so it must be computed exactly once. Records in {@code last} what the partitions hold now
-   * (their earliest hold holds the step's output watermark: {@link LastRun#outputWatermark}) and
-   * what they emitted, and returns it; notes where each partition ran, for the next epoch.
+   * so it must be computed exactly once. Then {@link #settle}s what the partitions reported, and
+   * returns {@code last}.
    */
   static LastRun runOnce(
       TranslationContext context,
@@ -228,25 +227,38 @@ final class KeyedShuffle {
     result.persist(StorageLevel.MEMORY_AND_DISK());
     run.unpersistAtEpochEnd(result);
     context.session().sparkContext().setJobDescription(context.stepName());
-    last.emitted = result.count();
-    if (last.emitted > 0) {
-      run.noteActivity();
-    }
+    result.count();
+    return settle(run, context.stepName(), reports, partitions, last);
+  }
+
+  /**
+   * Records in {@code last} what keyed step {@code stepName}'s partitions hold now, once the job
+   * that ran them all ended (their earliest hold holds the step's output watermark: {@link
+   * LastRun#outputWatermark}) and what they emitted, and returns it; notes where each partition
+   * ran, for the next epoch.
+   */
+  static LastRun settle(
+      StreamingRun run, String stepName, PartitionReports<PartitionReport> reports, int partitions, LastRun last) {
     Map<Integer, PartitionReport> reported = reports.value();
     if (reported.size() != partitions) {
       throw new IllegalStateException(
-          "Step '" + context.stepName() + "': " + reported.size() + " of " + partitions + " partitions reported");
+          "Step '" + stepName + "': " + reported.size() + " of " + partitions + " partitions reported");
     }
     last.epoch = run.epoch();
     last.hold = Long.MAX_VALUE;
     last.nextEventTimer = Long.MAX_VALUE;
     last.nextProcessingTimer = Long.MAX_VALUE;
+    last.emitted = 0;
     for (Map.Entry<Integer, PartitionReport> r : reported.entrySet()) {
       PartitionReport report = r.getValue();
       last.hold = Math.min(last.hold, report.hold());
       last.nextEventTimer = Math.min(last.nextEventTimer, report.nextEventTimer());
       last.nextProcessingTimer = Math.min(last.nextProcessingTimer, report.nextProcessingTimer());
-      run.notePartitionLocation(context.stepName(), r.getKey(), report.location());
+      last.emitted += report.emitted();
+      run.notePartitionLocation(stepName, r.getKey(), report.location());
+    }
+    if (last.emitted > 0) {
+      run.noteActivity();
     }
     return last;
   }

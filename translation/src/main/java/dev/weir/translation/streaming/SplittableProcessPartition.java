@@ -243,7 +243,7 @@ final class SplittableProcessPartition
       }
       KeyedStateStore.commit(plan.backend, state, plan.epoch);
       BundleFinalizers.afterCommit(plan.runId, plan.processFn.stepName, partition, plan.epoch, finalizers);
-      plan.holds.add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.of(state)));
+      plan.holds.add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.of(state, emitted())));
     }
 
     /** Finalizers run once this epoch is committed, not when the task ends. */

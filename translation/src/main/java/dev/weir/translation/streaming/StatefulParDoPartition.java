@@ -195,7 +195,7 @@ final class StatefulParDoPartition
     protected void finishInput() throws Exception {
       bundleRunner.finishBundle();
       KeyedStateStore.commit(plan.backend, state, plan.epoch);
-      plan.holds.add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.of(state)));
+      plan.holds.add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.of(state, emitted())));
     }
 
     /** The key's runner for this epoch, its state created at the previous watermark if new. */

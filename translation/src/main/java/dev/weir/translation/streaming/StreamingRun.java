@@ -41,10 +41,12 @@ public final class StreamingRun implements StreamingEpoch {
   private final StepProgressStore progress = new StepProgressStore();
   private final List<Runnable> atEpochEnd = new ArrayList<>();
   private final List<Runnable> afterLeaves = new ArrayList<>();
-  /** The sources read within the epoch's leaves job (see {@link #readsWithLeaves}). */
-  private Set<String> readWithLeaves = Set.of();
-  /** The steps downstream of those sources, in topological order. */
-  private List<String> afterReadsWithLeaves = List.of();
+  /** The steps that ran within this epoch's leaves job so far, for its description. */
+  private final List<String> ranWithLeaves = new ArrayList<>();
+  /** The sources and keyed steps run within the epoch's leaves job (see {@link #runsWithLeaves}). */
+  private Set<String> withLeaves = Set.of();
+  /** The steps downstream of those steps, in topological order. */
+  private List<String> afterStepsWithLeaves = List.of();
   private final List<Runnable> releases = new ArrayList<>();
   /** What steps built once for the run, by step and name ({@link #builtOnce}). */
   private final Map<String, Map<String, Object>> built = new HashMap<>();
@@ -244,41 +246,47 @@ public final class StreamingRun implements StreamingEpoch {
 
   /**
    * Runs {@code action} once this epoch's leaves job ran, before the epoch is committed, with the
-   * current step as it is now: a source read within that job settles what it read there and
-   * reports the watermark it reached ({@link #readsWithLeaves}). The action reports the step's
-   * output watermark as its translation did; a source that reports none reaches the end of time.
+   * current step as it is now: a step run within that job ({@link #runsWithLeaves}) settles there
+   * what it did and reports the watermark it reached. The action reports the step's output
+   * watermark as its translation did; a source that reports none reaches the end of time.
    */
   public void afterLeaves(Runnable action) {
-    String source = step;
+    String current = step;
+    ranWithLeaves.add(current);
     afterLeaves.add(() -> {
-      beginStep(source);
+      beginStep(current);
       action.run();
     });
   }
 
   /**
-   * Whether the current step, a source, is read within the epoch's leaves job rather than in a
-   * job of its own first. That is so when the steps after it form one chain without fan-out, each
-   * only deriving its output lazily from its input's elements ({@link
-   * dev.weir.translation.TransformTranslator#derivesLazily}; {@link EpochLoop#readWithLeaves}):
-   * nothing in the epoch needs the read's outcome before the leaves run. Until that job ran, the source's watermark is the one
-   * its last epoch reached; then it reports the one it reaches now, and the steps after it follow,
-   * in the same epoch ({@link #leavesRan}).
+   * Whether the current step, a source or a keyed step, runs within the epoch's leaves job rather
+   * than in a job of its own first. That is so when the steps after it form one chain without
+   * fan-out, each only deriving its output lazily from its input's elements ({@link
+   * dev.weir.translation.TransformTranslator#derivesLazily}; {@link EpochLoop#withLeaves}):
+   * nothing in the epoch needs its outcome before the leaves run. Until that job ran, the step's
+   * output watermark is the one its last epoch reached; then it reports the one it reaches now,
+   * and the steps after it follow, in the same epoch ({@link #leavesRan}).
    */
-  public boolean readsWithLeaves() {
-    return readWithLeaves.contains(step);
+  public boolean runsWithLeaves() {
+    return withLeaves.contains(step);
   }
 
-  /** Names the sources read within the epoch's leaves job; set by the epoch loop. */
-  void readWithLeaves(Set<String> sources) {
-    readWithLeaves = Set.copyOf(sources);
+  /** Names the steps run within the epoch's leaves job; set by the epoch loop. */
+  void runWithLeaves(Set<String> steps) {
+    withLeaves = Set.copyOf(steps);
     List<String> after = new ArrayList<>();
     for (String name : order) {
-      if (sources.stream().anyMatch(source -> downstream.get(source).contains(name))) {
+      if (steps.stream().anyMatch(first -> downstream.get(first).contains(name))) {
         after.add(name);
       }
     }
-    afterReadsWithLeaves = List.copyOf(after);
+    afterStepsWithLeaves = List.copyOf(after);
+  }
+
+  /** The steps run within this epoch's leaves job so far, in the order they were translated. */
+  List<String> ranWithLeaves() {
+    return List.copyOf(ranWithLeaves);
   }
 
   /**
@@ -398,7 +406,7 @@ public final class StreamingRun implements StreamingEpoch {
 
   /**
    * {@link #recordReads(long[])} of source {@code stepName}, read within its epoch's leaves job
-   * ({@link #readsWithLeaves}): recorded after that job, since the steps it ran emit no pane that
+   * ({@link #runsWithLeaves}): recorded after that job, since the steps it ran emit no pane that
    * an epoch run again must repeat.
    */
   public void recordReads(String stepName, long[] reads) {
@@ -419,9 +427,9 @@ public final class StreamingRun implements StreamingEpoch {
   }
 
   /**
-   * Runs what waited for the epoch's leaves job, which ran: the sources read within it report the
-   * watermarks they reached, and the steps after them, which only derive their outputs from their
-   * inputs' elements, follow in this epoch. True if a watermark moved.
+   * Runs what waited for the epoch's leaves job, which ran: the sources read and the keyed steps
+   * run within it report the watermarks they reached, and the steps after them, which only derive
+   * their outputs from their inputs' elements, follow in this epoch. True if a watermark moved.
    */
   public boolean leavesRan() {
     if (afterLeaves.isEmpty()) {
@@ -433,7 +441,8 @@ public final class StreamingRun implements StreamingEpoch {
       moved |= endStep();
     }
     afterLeaves.clear();
-    for (String name : afterReadsWithLeaves) {
+    ranWithLeaves.clear();
+    for (String name : afterStepsWithLeaves) {
       beginStep(name);
       moved |= endStep();
     }
@@ -450,6 +459,7 @@ public final class StreamingRun implements StreamingEpoch {
     }
     atEpochEnd.clear();
     afterLeaves.clear();
+    ranWithLeaves.clear();
     for (Runnable release : releases) {
       release.run();
     }

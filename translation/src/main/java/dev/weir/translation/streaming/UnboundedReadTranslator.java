@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * idle). Marks are finalized on the executors once
  * their epoch is committed: by the split's next task, or when the run ends.
  */
-public final class UnboundedReadTranslator<T> implements TransformTranslator<PTransform<?, ?>> {
+public final class UnboundedReadTranslator<T> implements TransformTranslator<PTransform<?, ?>>, RunsWithLeaves {
   private static final Logger LOG = LoggerFactory.getLogger(UnboundedReadTranslator.class);
 
   /** The splits of a source and where each one is: checkpointed with every epoch. */
@@ -188,7 +188,7 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
             .mapPartitions(
                 new UnboundedSplitReader(run.runId(), context.metrics(), context.stepName(), context.options(), run.settings(), reports));
     String stepName = context.stepName();
-    if (run.readsWithLeaves()) {
+    if (run.runsWithLeaves()) {
       // Nothing downstream needs what the read finds before the leaves job: each task reads its
       // split and runs the steps after it on what it read, in that one job. Until it ran, the
       // source stands where its last epoch left it; then it reports the watermark it reaches

@@ -29,16 +29,17 @@ import org.joda.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * Which unbounded sources an epoch reads within its leaves job: those followed by one chain of
- * steps that only derive their outputs from their inputs' elements. A source that a grouping, a
- * side input or a DoFn waiting on one reads needs its own job first, whose outcome (records,
- * watermark) those steps act on in the same epoch; so does one whose data fans out.
+ * Which unbounded sources an epoch reads, and which keyed steps it runs, within its leaves job:
+ * those followed by one chain of steps that only derive their outputs from their inputs'
+ * elements. A source that a grouping, a side input or a DoFn waiting on one reads needs its own
+ * job first, whose outcome (records, watermark) those steps act on in the same epoch; so does one
+ * whose data fans out, and so does a grouping that another grouping reads.
  */
 class EpochLoopTest {
 
-  private static Set<String> readWithLeaves(Pipeline p) {
+  private static Set<String> withLeaves(Pipeline p) {
     Overrides.apply(p);
-    return EpochLoop.readWithLeaves(PipelineTranslator.check(p, TimePolicies.streamingDefaults(), StreamingTranslators.INSTANCE).steps());
+    return EpochLoop.withLeaves(PipelineTranslator.check(p, TimePolicies.streamingDefaults(), StreamingTranslators.INSTANCE).steps());
   }
 
   private static PCollection<Long> windowed(Pipeline p, String name) {
@@ -53,7 +54,7 @@ class EpochLoopTest {
     PCollectionList.of(numbers).and(more)
         .apply("Both", Flatten.pCollections())
         .apply("Double", MapElements.into(TypeDescriptors.longs()).via(x -> 2 * x));
-    assertThat(readWithLeaves(p), containsInAnyOrder(startsWith("Numbers/"), startsWith("More/")));
+    assertThat(withLeaves(p), containsInAnyOrder(startsWith("Numbers/"), startsWith("More/")));
   }
 
   /**
@@ -67,18 +68,40 @@ class EpochLoopTest {
     PCollection<Long> numbers = windowed(p, "Numbers");
     PCollection<Long> doubled = numbers.apply("Double", MapElements.into(TypeDescriptors.longs()).via(x -> 2 * x));
     PCollectionList.of(numbers).and(doubled).apply("Both", Flatten.pCollections());
-    assertThat(readWithLeaves(p), empty());
+    assertThat(withLeaves(p), empty());
   }
 
+  /**
+   * The source's records go to a grouping, which acts on the read's watermark in the same epoch:
+   * the source is read in a job of its own. The grouping, followed by one stateless step and
+   * nothing else, runs within the leaves job.
+   */
   @Test
-  void aSourceThatAGroupingReadsIsReadInAJobOfItsOwn() {
+  void aSourceThatAGroupingReadsIsReadInAJobOfItsOwnAndTheGroupingRunsWithTheLeaves() {
     Pipeline p = TestSpark.pipeline();
-    windowed(p, "Numbers")
-        .apply("Key", WithKeys.of(x -> x % 3))
+    keyed(windowed(p, "Numbers"))
+        .apply("Group", GroupByKey.create())
+        .apply("Keys", MapElements.into(TypeDescriptors.longs()).via(kv -> kv.getKey()));
+    assertThat(withLeaves(p), containsInAnyOrder(startsWith("Group")));
+  }
+
+  /** A grouping whose output another grouping reads runs in a job of its own; the last one does not. */
+  @Test
+  void aGroupingThatAnotherGroupingReadsRunsInAJobOfItsOwn() {
+    Pipeline p = TestSpark.pipeline();
+    keyed(
+            keyed(windowed(p, "Numbers"))
+                .apply("Group", GroupByKey.create())
+                .apply("Keys", MapElements.into(TypeDescriptors.longs()).via(kv -> kv.getKey())))
+        .apply("Group again", GroupByKey.create());
+    assertThat(withLeaves(p), containsInAnyOrder(startsWith("Group again")));
+  }
+
+  private static PCollection<org.apache.beam.sdk.values.KV<Long, Long>> keyed(PCollection<Long> numbers) {
+    return numbers
+        .apply(WithKeys.of(x -> x % 3))
         .setCoder(org.apache.beam.sdk.coders.KvCoder.of(
-            org.apache.beam.sdk.coders.VarLongCoder.of(), org.apache.beam.sdk.coders.VarLongCoder.of()))
-        .apply("Group", GroupByKey.create());
-    assertThat(readWithLeaves(p), empty());
+            org.apache.beam.sdk.coders.VarLongCoder.of(), org.apache.beam.sdk.coders.VarLongCoder.of()));
   }
 
   @Test
@@ -86,7 +109,7 @@ class EpochLoopTest {
     Pipeline p = TestSpark.pipeline();
     PCollectionView<Iterable<Long>> side = windowed(p, "Side").apply("View", View.asIterable());
     windowed(p, "Main").apply("Join", ParDo.of(new Echo()).withSideInputs(side));
-    assertThat(readWithLeaves(p), empty());
+    assertThat(withLeaves(p), empty());
   }
 
   private static final class Echo extends DoFn<Long, Long> {
