@@ -12,6 +12,7 @@ import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.transforms.Count;
 import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.Sum;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * than misreading it.
  */
 class CheckpointFormatTest {
-  private static final String FORMAT = "weir-checkpoint-format 2";
+  private static final String FORMAT = "weir-checkpoint-format 3";
 
   private static Pipeline countThree(Path dir) {
     Pipeline p = Pipelines.create("--runtimeMode=STREAMING", "--checkpointDir=" + dir);
@@ -45,6 +46,20 @@ class CheckpointFormatTest {
     RuntimeException e = assertThrows(RuntimeException.class, () -> countThree(dir).run());
     assertThat(e.getMessage(), containsString("--checkpointDir=" + dir));
     assertThat(e.getMessage(), containsString("without a format version"));
+  }
+
+  /**
+   * Format 2: a streaming Combine's windows kept ReduceFnRunner's state, which format 3's
+   * end-of-window combining does not read; resumed, those windows would fire nothing.
+   */
+  @Test
+  void aDirOfTheFormatBeforeIsRefused(@TempDir Path dir) throws Exception {
+    Files.writeString(dir.resolve("format"), "weir-checkpoint-format 2", StandardCharsets.UTF_8);
+    Files.writeString(dir.resolve("pipeline"), "steps of an earlier run", StandardCharsets.UTF_8);
+    Files.createDirectories(dir.resolve("commits"));
+    RuntimeException e = assertThrows(RuntimeException.class, () -> countThree(dir).run());
+    assertThat(e.getMessage(), containsString("--checkpointDir=" + dir));
+    assertThat(e.getMessage(), containsString("format 'weir-checkpoint-format 2'"));
   }
 
   @Test
@@ -74,6 +89,31 @@ class CheckpointFormatTest {
     RuntimeException e = assertThrows(RuntimeException.class, () -> count(dir, "memory").run());
     assertThat(e.getMessage(), containsString("--checkpointDir=" + dir));
     assertThat(e.getMessage(), containsString("holds keyed state of --stateBackend=rocksdb"));
+  }
+
+  @Test
+  void aDirOfAnotherPipelineIsRefused(@TempDir Path dir) throws Exception {
+    count(dir, "memory").run();
+    Pipeline other = Pipelines.create("--runtimeMode=STREAMING", "--checkpointDir=" + dir);
+    other.apply(Create.of(1, 2, 3)).apply(Sum.integersGlobally());
+    RuntimeException e = assertThrows(RuntimeException.class, other::run);
+    assertThat(e.getMessage(), containsString("--checkpointDir=" + dir));
+    assertThat(e.getMessage(), containsString("holds the checkpoints of another pipeline"));
+  }
+
+  /**
+   * With its triggers ignored, a triggered Combine keeps its windows' state otherwise than with
+   * them: a run that flips {@code --windowTriggers} would misread it.
+   */
+  @Test
+  void aDirWrittenUnderOtherWindowTriggersIsRefused(@TempDir Path dir) throws Exception {
+    count(dir, "memory").run();
+    Pipeline flipped =
+        Pipelines.create("--runtimeMode=STREAMING", "--checkpointDir=" + dir, "--windowTriggers=IGNORE");
+    flipped.apply(Create.of(1, 2, 3)).apply(Count.globally());
+    RuntimeException e = assertThrows(RuntimeException.class, flipped::run);
+    assertThat(e.getMessage(), containsString("--checkpointDir=" + dir));
+    assertThat(e.getMessage(), containsString("--windowTriggers differ"));
   }
 
   @Test

@@ -168,6 +168,15 @@ public final class PipelineTranslator {
   }
 
   /**
+   * What a streaming checkpoint's keyed state is laid out by: the plan, and {@code
+   * --windowTriggers}, under which a triggered Combine keeps either ReduceFnRunner's state or,
+   * its triggers ignored, its own per window ({@code EndOfWindowCombining}).
+   */
+  public String stateLayout() {
+    return explain() + "--windowTriggers=" + policies.windowTriggers() + '\n';
+  }
+
+  /**
    * The translation and evaluation passes: runs the pipeline on {@code session}, reporting Beam
    * metrics to {@code metrics}.
    */

@@ -186,7 +186,7 @@ public final class EpochLoop {
     if (settings.checkpointDir() != null) {
       checkpoints = new CheckpointDir(sc, settings.checkpointDir());
       try {
-        checkpoints.checkPipeline(plan.explain());
+        checkpoints.checkPipeline(plan.stateLayout());
         checkpoints.checkStateBackend(settings.stateBackend().name());
         committed = checkpoints.latest();
         if (committed != null) {
