@@ -57,7 +57,7 @@ public final class SideInputData implements Serializable {
     ctx.session().sparkContext().setJobDescription("side input " + view.getTagInternal().getId());
     CoderFunctions.Encode<WindowedValue<Object>> encode = new CoderFunctions.Encode<>(elementCoder(pc));
     if (ctx.hasRdd(pc)) {
-      return ctx.rdd((PCollection<Object>) pc).map(encode).collect();
+      return Rdds.collect(Rdds.map(ctx.rdd((PCollection<Object>) pc), encode));
     }
     return ctx.dataset((PCollection<Object>) pc).map(encode, Encoders.BINARY()).collectAsList();
   }

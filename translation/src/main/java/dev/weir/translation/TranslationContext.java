@@ -221,13 +221,13 @@ public final class TranslationContext {
   public <T> JavaRDD<T> persistOnce(JavaRDD<T> rdd, Coder<T> coder) {
     if (ElementChunk.usable(session.sparkContext().conf())) {
       JavaRDD<ElementChunk<T>> chunks =
-          rdd.mapPartitions(ElementChunk.chunks(coder), true).persist(StorageLevel.MEMORY_AND_DISK());
+          Rdds.mapPartitions(rdd, ElementChunk.chunks(coder), true).persist(StorageLevel.MEMORY_AND_DISK());
       persistedRdds.add(chunks);
-      return chunks.flatMap(ElementChunk.elements());
+      return Rdds.flatMap(chunks, ElementChunk.elements());
     }
-    JavaRDD<byte[]> bytes = rdd.map(new CoderFunctions.Encode<>(coder)).persist(StorageLevel.MEMORY_AND_DISK());
+    JavaRDD<byte[]> bytes = Rdds.map(rdd, new CoderFunctions.Encode<>(coder)).persist(StorageLevel.MEMORY_AND_DISK());
     persistedRdds.add(bytes);
-    return bytes.map(new CoderFunctions.Decode<>(coder));
+    return Rdds.map(bytes, new CoderFunctions.Decode<>(coder));
   }
 
   /** Registers the Dataset of {@code pc}; persists it when more than one transform reads it. */

@@ -1,5 +1,6 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.Rdds;
 import dev.weir.translation.TimePolicies;
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
@@ -110,7 +111,8 @@ public final class CombinePerKeyStreamingTranslator implements TransformTranslat
             ? null
             : new PartialCombine.Merging(strategy.getWindowFn(), StreamingRun.of(context).inputWatermarkBefore(), strategy.getAllowedLateness());
     JavaRDD<WindowedValue<KV<Object, Object>>> partial =
-        context.rdd(input).mapPartitions(new MapSide(combiner, kvCoder.getKeyCoder(), strategy.getWindowFn().windowCoder(), merging));
+        Rdds.mapPartitions(
+            context.rdd(input), new MapSide(combiner, kvCoder.getKeyCoder(), strategy.getWindowFn().windowCoder(), merging), false);
     GroupByKeyStreamingTranslator.reduceByKey(
         context,
         partial,

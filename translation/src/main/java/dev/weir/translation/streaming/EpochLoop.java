@@ -1,5 +1,6 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.Rdds;
 import dev.weir.translation.PipelineTranslator;
 import dev.weir.translation.PipelineTranslator.Step;
 import dev.weir.translation.TranslationContext;
@@ -122,7 +123,7 @@ public final class EpochLoop {
     sc.setJobDescription(String.join(", ", names));
     JavaRDD<Object> all =
         leaves.size() == 1 ? leaves.get(0) : JavaSparkContext.fromSparkContext(sc).union(leaves.toArray(new JavaRDD[0]));
-    all.foreachPartition(new Drain());
+    Rdds.foreachPartition(all, new Drain());
   }
 
   /** Consumes a partition: its elements were computed for their effects. */

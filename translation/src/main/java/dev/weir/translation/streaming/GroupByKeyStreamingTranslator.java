@@ -1,5 +1,6 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.Rdds;
 import dev.weir.translation.TimePolicies;
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.CoderFunctions;
@@ -106,8 +107,10 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
     JavaRDD<byte[]> grouped =
         KeyedShuffle.pinned(
             context,
-            KeyedShuffle.byKey(elements, keyCoder, spec.elementCoder, false, partitions, spec.backend.groupsKeys())
-                .mapPartitionsWithIndex(new GroupAlsoByWindowPartition(spec), true));
+            Rdds.mapPartitionsWithIndex(
+                KeyedShuffle.byKey(elements, keyCoder, spec.elementCoder, false, partitions, spec.backend.groupsKeys()),
+                new GroupAlsoByWindowPartition(spec),
+                true));
     Coder<WindowedValue<Object>> outputCoder = (Coder) spec.outputCoder;
     if (run.runsWithLeaves()) {
       // Only lazily derived steps follow, up to the leaves: the leaves job runs each partition
@@ -119,7 +122,7 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
         KeyedShuffle.settle(run, stepName, spec.holds, partitions, last);
         run.reportOutputWatermark(last.outputWatermark(run.inputWatermark()));
       });
-      context.putRdd((PCollection<Object>) output, grouped.map(new CoderFunctions.Decode<>(outputCoder)), false);
+      context.putRdd((PCollection<Object>) output, Rdds.map(grouped, new CoderFunctions.Decode<>(outputCoder)), false);
       return;
     }
     KeyedShuffle.runOnce(context, grouped, spec.holds, partitions, last);
@@ -127,6 +130,6 @@ public final class GroupByKeyStreamingTranslator implements TransformTranslator<
     if (last.emittedNothing(context)) {
       return;
     }
-    context.putRdd((PCollection<Object>) output, grouped.map(new CoderFunctions.Decode<>(outputCoder)), true);
+    context.putRdd((PCollection<Object>) output, Rdds.map(grouped, new CoderFunctions.Decode<>(outputCoder)), true);
   }
 }

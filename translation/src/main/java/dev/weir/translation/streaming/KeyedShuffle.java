@@ -1,5 +1,6 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.Rdds;
 import dev.weir.encoders.CoderBytes;
 import dev.weir.translation.TimePolicies;
 import dev.weir.translation.TranslationContext;
@@ -41,14 +42,14 @@ final class KeyedShuffle {
       int partitions,
       boolean sortByKey) {
     JavaPairRDD<Integer, Tuple2<byte[], byte[]>> keyed =
-        ((JavaRDD<WindowedValue<KV<Object, Object>>>) (JavaRDD) input).mapToPair(new ByKey(keyCoder, elementCoder, withKey, partitions));
+        Rdds.mapToPair((JavaRDD<WindowedValue<KV<Object, Object>>>) (JavaRDD) input, new ByKey(keyCoder, elementCoder, withKey, partitions));
     if (!sortByKey) {
       return keyed.partitionBy(new ByPartitionIndex(partitions));
     }
-    return keyed
-        .mapToPair(e -> new Tuple2<>(new SortKey(e._1(), e._2()._1()), e._2()._2()))
-        .repartitionAndSortWithinPartitions(new BySortKeyPartition(partitions), SortKey.ORDER)
-        .mapToPair(e -> new Tuple2<>(e._1().partition, new Tuple2<>(e._1().key, e._2())));
+    JavaPairRDD<SortKey, byte[]> sorted =
+        Rdds.mapToPair(keyed, (Tuple2<Integer, Tuple2<byte[], byte[]>> e) -> new Tuple2<>(new SortKey(e._1(), e._2()._1()), e._2()._2()))
+            .repartitionAndSortWithinPartitions(new BySortKeyPartition(partitions), SortKey.ORDER);
+    return Rdds.mapToPair(sorted, (Tuple2<SortKey, byte[]> e) -> new Tuple2<>(e._1().partition, new Tuple2<>(e._1().key, e._2())));
   }
 
   /** A key's bytes with its partition, for a shuffle sorted by key. */
@@ -227,7 +228,7 @@ final class KeyedShuffle {
     result.persist(StorageLevel.MEMORY_AND_DISK());
     run.unpersistAtEpochEnd(result);
     context.session().sparkContext().setJobDescription(context.stepName());
-    result.count();
+    Rdds.count(result);
     return settle(run, context.stepName(), reports, partitions, last);
   }
 

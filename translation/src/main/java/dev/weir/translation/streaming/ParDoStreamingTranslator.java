@@ -1,5 +1,6 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.Rdds;
 import dev.weir.translation.CoderFunctions;
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
@@ -169,7 +170,7 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     for (int i = 0; i < tags.size(); i++) {
       context.putRdd(
           (PCollection<Object>) outputs.get(tags.get(i)),
-          union.filter(new HasUnionTag(i)).map(new ParDoTranslator.UnwrapUnion()),
+          Rdds.map(Rdds.filter(union, new HasUnionTag(i)), new ParDoTranslator.UnwrapUnion()),
           false);
     }
   }
@@ -226,14 +227,16 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     JavaRDD<byte[]> out =
         KeyedShuffle.pinned(
             context,
-            KeyedShuffle.byKey(context.rdd(input), plan.keyCoder, plan.elementCoder, true, partitions, plan.backend.groupsKeys())
-                .mapPartitionsWithIndex(new StatefulParDoPartition(plan), true));
+            Rdds.mapPartitionsWithIndex(
+                KeyedShuffle.byKey(context.rdd(input), plan.keyCoder, plan.elementCoder, true, partitions, plan.backend.groupsKeys()),
+                new StatefulParDoPartition(plan),
+                true));
     KeyedShuffle.runOnce(context, out, plan.holds, partitions, last);
     Instant hold = last.outputWatermark(run.inputWatermark());
     if (last.emittedNothing(context)) {
       return hold;
     }
-    putOutputs(context, tags, out.map(new CoderFunctions.Decode<>(plan.outputCoder)), true);
+    putOutputs(context, tags, Rdds.map(out, new CoderFunctions.Decode<>(plan.outputCoder)), true);
     return hold;
   }
 
@@ -251,7 +254,7 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     JavaRDD<WindowedValue<Object>> in = context.rdd(input);
     if (!waiting.elements.isEmpty()) {
       JavaSparkContext jsc = JavaSparkContext.fromSparkContext(context.session().sparkContext());
-      in = in.union(jsc.parallelize(new ArrayList<>(waiting.elements), 1).map(new CoderFunctions.Decode<>(coder)));
+      in = in.union(Rdds.map(jsc.parallelize(new ArrayList<>(waiting.elements), 1), new CoderFunctions.Decode<>(coder)));
       waiting.elements.clear();
     }
     List<WindowMappingFn<?>> mappings = new ArrayList<>();
@@ -272,10 +275,11 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     Instant hold = BoundedWindow.TIMESTAMP_MAX_VALUE;
     if (!complete) {
       // Read twice (what waits, what goes on): persisted for the epoch.
-      JavaRDD<WindowedValue<Object>> exploded = context.persistOnce(in.flatMap(new ExplodeWindows()), coder);
+      JavaRDD<WindowedValue<Object>> exploded = context.persistOnce(Rdds.flatMap(in, new ExplodeWindows()), coder);
       SideInputsReady ready = new SideInputsReady(mappings, watermarks, fired, windowCoders);
       context.session().sparkContext().setJobDescription(context.stepName() + " (waiting for side inputs)");
-      List<byte[]> notReady = exploded.filter(e -> !ready.call(e)).map(new CoderFunctions.Encode<>(coder)).collect();
+      List<byte[]> notReady =
+          Rdds.collect(Rdds.map(Rdds.filter(exploded, e -> !ready.call(e)), new CoderFunctions.Encode<>(coder)));
       for (byte[] b : notReady) {
         Instant t = decode(coder, b).getTimestamp();
         if (t.isBefore(hold)) {
@@ -283,7 +287,7 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
         }
       }
       waiting.elements.addAll(notReady);
-      in = exploded.filter(e -> ready.call(e));
+      in = Rdds.filter(exploded, e -> ready.call(e));
     }
     context.overrideInput(input, in);
     return hold;

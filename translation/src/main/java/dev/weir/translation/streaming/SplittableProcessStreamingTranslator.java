@@ -1,5 +1,6 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.Rdds;
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.CoderFunctions;
 import dev.weir.translation.TranslationContext;
@@ -80,15 +81,17 @@ public final class SplittableProcessStreamingTranslator
     JavaRDD<byte[]> out =
         KeyedShuffle.pinned(
             context,
-            KeyedShuffle.byKey(context.rdd(input), (Coder) ByteArrayCoder.of(), plan.elementCoder, true, partitions, false)
-                .mapPartitionsWithIndex(new SplittableProcessPartition(plan), true));
+            Rdds.mapPartitionsWithIndex(
+                KeyedShuffle.byKey(context.rdd(input), (Coder) ByteArrayCoder.of(), plan.elementCoder, true, partitions, false),
+                new SplittableProcessPartition(plan),
+                true));
     hold = min(hold, KeyedShuffle.runOnce(context, out, plan.holds, partitions, new KeyedShuffle.LastRun()).outputWatermark(run.inputWatermark()));
     // A partition holds a watermark only while a work item waits in its state, with its resume
     // timer: the run goes on until every one is done (its input's watermark is not such a wait).
     if (plan.holds.value().values().stream().anyMatch(r -> r.hold() < BoundedWindow.TIMESTAMP_MAX_VALUE.getMillis())) {
       run.noteWaiting();
     }
-    ParDoStreamingTranslator.putOutputs(context, tags, out.map(new CoderFunctions.Decode<>(plan.outputCoder)), true);
+    ParDoStreamingTranslator.putOutputs(context, tags, Rdds.map(out, new CoderFunctions.Decode<>(plan.outputCoder)), true);
     run.reportOutputWatermark(hold);
   }
 

@@ -1,5 +1,6 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.Rdds;
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
 import dev.weir.translation.metrics.BundleMetrics;
@@ -184,9 +185,10 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
     PartitionReports<UnboundedSplitReader.Report> reports = new PartitionReports<>();
     context.session().sparkContext().register(reports);
     JavaRDD<WindowedValue<Object>> slicesRead =
-        LocatedRdds.parallelize(context.session().sparkContext(), slices, locations, UnboundedSplitReader.Slice.class)
-            .mapPartitions(
-                new UnboundedSplitReader(run.runId(), context.metrics(), context.stepName(), context.options(), run.settings(), reports));
+        Rdds.mapPartitions(
+            LocatedRdds.parallelize(context.session().sparkContext(), slices, locations, UnboundedSplitReader.Slice.class),
+            new UnboundedSplitReader(run.runId(), context.metrics(), context.stepName(), context.options(), run.settings(), reports),
+            false);
     String stepName = context.stepName();
     if (run.runsWithLeaves()) {
       // Nothing downstream needs what the read finds before the leaves job: each task reads its
@@ -216,7 +218,7 @@ public final class UnboundedReadTranslator<T> implements TransformTranslator<PTr
         context.persistOnce(
             slicesRead, (org.apache.beam.sdk.coders.Coder) WindowedValues.getFullCoder(out.getCoder(), TranslationContext.windowCoder(out)));
     context.session().sparkContext().setJobDescription(stepName);
-    long records = read.count();
+    long records = Rdds.count(read);
     if (records > 0) {
       run.noteActivity();
     }

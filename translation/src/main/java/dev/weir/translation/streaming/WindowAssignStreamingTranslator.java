@@ -1,5 +1,6 @@
 package dev.weir.translation.streaming;
 
+import dev.weir.translation.Rdds;
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
 import dev.weir.translation.batch.WindowAssignTranslator;
@@ -32,6 +33,6 @@ public final class WindowAssignStreamingTranslator implements TransformTranslato
     WindowFn<Object, BoundedWindow> windowFn =
         (WindowFn<Object, BoundedWindow>) out.getWindowingStrategy().getWindowFn();
     context.putRdd(
-        out, context.rdd(input).flatMap(new WindowAssignTranslator.AssignWindows(context.stepName(), windowFn)), false);
+        out, Rdds.flatMap(context.rdd(input), new WindowAssignTranslator.AssignWindows(context.stepName(), windowFn)), false);
   }
 }
