@@ -31,9 +31,9 @@ import scala.runtime.BoxedUnit;
  * <p>{@code JavaRDD.map}, {@code mapPartitions}, {@code count} and the rest pass Spark a Scala
  * lambda, and Spark's {@code ClosureCleaner} reads the bytecode of the class that declares it
  * ({@code RDD}, {@code JavaRDDLike}: large classes) to look for return statements, then
- * Java-serializes the function to check it can. A streaming epoch builds its RDDs anew, a dozen
- * of them in Nexmark q5, and a profile of the driver at 10,000 events/s found three quarters of
- * its thread in the cleaner. Weir's functions are static classes that capture what they need in
+ * Java-serializes the function to check it can. A streaming epoch builds its RDDs anew, and a
+ * profile of the driver of Nexmark q5 at 10,000 events/s found three quarters of its thread in
+ * the cleaner. Weir's functions are static classes that capture what they need in
  * fields: there is nothing to clean. Here they run in Weir's own RDD, {@link PartitionsRdd},
  * whose tasks call them directly, and jobs run through {@link SparkContext#runJob} with named
  * function classes, which the cleaner passes over. An unserializable function fails when its
@@ -158,7 +158,7 @@ public final class Rdds {
 
     @Override
     public Option<Partitioner> partitioner() {
-      // Read by the RDD's own constructor, before this one's fields are set.
+      // Guarded in case Spark's RDD constructor asks before this constructor set the fields.
       return preservesPartitioning && parent != null ? parent.partitioner() : Option.empty();
     }
   }
