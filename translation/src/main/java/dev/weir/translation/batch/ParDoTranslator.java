@@ -3,6 +3,7 @@ package dev.weir.translation.batch;
 import dev.weir.translation.runtime.DoFnFunction;
 import dev.weir.translation.runtime.DoFnSpec;
 import dev.weir.encoders.CoderEncoders;
+import dev.weir.translation.Rdds;
 import dev.weir.translation.SideInputData;
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
@@ -67,7 +68,7 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
 
   /** A stateless DoFn over each partition of {@code in} (streaming's elements, as an RDD). */
   public static JavaRDD<WindowedValue<Object>> runStateless(JavaRDD<WindowedValue<Object>> in, DoFnSpec spec) {
-    return in.mapPartitions(new DoFnFunction(spec));
+    return Rdds.mapPartitions(in, new DoFnFunction(spec), false);
   }
 
   /**
