@@ -39,18 +39,6 @@ launch() {
     mvn -B -ntp -q $project compile exec:exec -Dnexmark.args="$args --runId=$run_id $*" 2>&1 | tee "$logs/$name.log"
 }
 
-# WeirRunner allows processing time (its batch default refuses queries 10 and 12, whose triggers
-# fire in processing time) and, in batch, fires each window once, complete (--windowTriggers=IGNORE,
-# its batch default), as both peers do in batch: SparkRunner groups a non-merging window in one
-# pass (GroupNonMergingWindowsFunctions) and FlinkRunner emits each key and window once
-# (FlinkNonMergingReduceFunction, PaneInfo.ON_TIME_AND_ONLY_FIRING); neither runs the trigger.
-# In streaming, triggers fire as the queries ask (--windowTriggers=ALLOW, the streaming default).
-triggers=IGNORE
-for arg in "$@"; do
-  [ "$arg" = --mode=STREAMING ] && triggers=ALLOW
-done
-launch WeirRunner "-pl nexmark" "--runner=WeirRunner --sparkMaster=local[$cores] --processingTimeTimers=ALLOW \
---processingTimeEndOfInput=FIRE_AND_QUIESCE --windowTriggers=$triggers" "$@"
 # With --mode=STREAMING every runner reads the unbounded source (FlinkRunner switches to its
 # streaming mode by itself), and two are left out: SparkRunner's streaming mode does not end when
 # its input does (waitUntilFinish waits for a stop that never comes: query 0 of SMOKE was still
@@ -59,6 +47,17 @@ streaming=false
 for arg in "$@"; do
   [ "$arg" = --mode=STREAMING ] && streaming=true
 done
+
+# WeirRunner allows processing time (its batch default refuses queries 10 and 12, whose triggers
+# fire in processing time) and, in batch, fires each window once, complete (--windowTriggers=IGNORE,
+# its batch default), as both peers do in batch: SparkRunner groups a non-merging window in one
+# pass (GroupNonMergingWindowsFunctions) and FlinkRunner emits each key and window once
+# (FlinkNonMergingReduceFunction, PaneInfo.ON_TIME_AND_ONLY_FIRING); neither runs the trigger.
+# In streaming, triggers fire as the queries ask (--windowTriggers=ALLOW, the streaming default).
+triggers=IGNORE
+[ "$streaming" = true ] && triggers=ALLOW
+launch WeirRunner "-pl nexmark" "--runner=WeirRunner --sparkMaster=local[$cores] --processingTimeTimers=ALLOW \
+--processingTimeEndOfInput=FIRE_AND_QUIESCE --windowTriggers=$triggers" "$@"
 if [ "$streaming" = false ]; then
   launch SparkRunner "-f nexmark-peers/pom.xml" "--runner=SparkRunner --sparkMaster=local[$cores] --allowRefused" "$@"
 fi
