@@ -7,6 +7,7 @@ import dev.weir.translation.TranslationContext;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,13 +26,17 @@ import org.apache.beam.sdk.values.WindowingStrategy;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.api.java.function.FlatMapGroupsFunction;
 import org.apache.spark.api.java.function.MapFunction;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.functions;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
+import scala.Tuple3;
 
 /**
  * {@code GroupByKey} in batch: one Spark shuffle on the Beam-encoded key (plus the window, for
- * non-merging WindowFns), then each group becomes one pane per window. Merging WindowFns
+ * non-merging WindowFns), each partition sorted by that key's hash ({@link #hash64}), then each
+ * group becomes one pane per window. Merging WindowFns
  * (sessions, custom) group by key alone and merge that key's windows in memory. Key equality is
  * Beam's: equal encodings under the (deterministic) key coder. With {@code --windowTriggers=ALLOW}
  * a non-default trigger runs per key in {@link TriggeredGroupAlsoByWindow} instead.
@@ -65,15 +70,136 @@ public final class GroupByKeyTranslator implements TransformTranslator<GroupByKe
     boolean merging = !strategy.getWindowFn().isNonMerging();
     GroupingKey groupingKey =
         new GroupingKey(kvCoder.getKeyCoder(), merging ? null : strategy.getWindowFn().windowCoder());
+    int partitions = Integer.parseInt(context.session().conf().get("spark.sql.shuffle.partitions"));
     context.putDataset(
         out,
         context
             .dataset(input)
-            .flatMap(new ExplodeWindows<>(), TranslationContext.encoder(input))
-            .groupByKey(groupingKey, Encoders.BINARY())
-            .flatMapGroups(
-                new GroupAlsoByWindow(context.stepName(), strategy, merging),
+            .flatMap(
+                new HashedGroupingKey(groupingKey),
+                Encoders.tuple(Encoders.LONG(), Encoders.BINARY(), TranslationContext.encoder(input)))
+            .repartition(partitions, functions.col("_1"))
+            .sortWithinPartitions(functions.col("_1"))
+            .mapPartitions(
+                new HashRunGroups(new GroupAlsoByWindow(context.stepName(), strategy, merging)),
                 TranslationContext.encoder(out)));
+  }
+
+  /**
+   * A 64-bit hash of a grouping key's bytes. Sorting by it alone brings equal keys together at
+   * the cost of a sort on one long (Spark radix-sorts it, comparing no rows), where sorting by
+   * the bytes themselves copies both keys out of their rows at every comparison of equal
+   * prefixes. Keys whose hashes collide share a run, which {@link HashRunGroups} splits.
+   */
+  static long hash64(byte[] bytes) {
+    long h = 0xcbf29ce484222325L; // FNV-1a 64
+    for (byte b : bytes) {
+      h ^= b & 0xff;
+      h *= 0x100000001b3L;
+    }
+    // A final avalanche (MurmurHash3's fmix64), so that every bit of h depends on every byte.
+    h ^= h >>> 33;
+    h *= 0xff51afd7ed558ccdL;
+    h ^= h >>> 33;
+    h *= 0xc4ceb9fe1a85ec53L;
+    h ^= h >>> 33;
+    return h;
+  }
+
+  /** One (hash, grouping key, element) per window of an element. */
+  static final class HashedGroupingKey
+      implements FlatMapFunction<WindowedValue<KV<Object, Object>>, Tuple3<Long, byte[], WindowedValue<KV<Object, Object>>>> {
+    private final GroupingKey groupingKey;
+
+    HashedGroupingKey(GroupingKey groupingKey) {
+      this.groupingKey = groupingKey;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public Iterator<Tuple3<Long, byte[], WindowedValue<KV<Object, Object>>>> call(WindowedValue<KV<Object, Object>> value)
+        throws IOException {
+      if (value.getWindows().size() == 1) {
+        return List.of(hashed(value)).iterator();
+      }
+      List<Tuple3<Long, byte[], WindowedValue<KV<Object, Object>>>> out = new ArrayList<>(value.getWindows().size());
+      for (WindowedValue<KV<Object, Object>> single : (Iterable<WindowedValue<KV<Object, Object>>>) value.explodeWindows()) {
+        out.add(hashed(single));
+      }
+      return out.iterator();
+    }
+
+    private Tuple3<Long, byte[], WindowedValue<KV<Object, Object>>> hashed(WindowedValue<KV<Object, Object>> single)
+        throws IOException {
+      byte[] bytes = groupingKey.call(single);
+      return new Tuple3<>(hash64(bytes), bytes, single);
+    }
+  }
+
+  /**
+   * Groups a partition sorted by grouping-key hash: each run of one hash is split by the key bytes
+   * (one group, unless hashes collide), and each group goes through {@link GroupAlsoByWindow}.
+   * Holds one run at a time.
+   */
+  static final class HashRunGroups
+      implements MapPartitionsFunction<Tuple3<Long, byte[], WindowedValue<KV<Object, Object>>>, WindowedValue<KV<Object, Iterable<Object>>>> {
+    private final GroupAlsoByWindow groupAlsoByWindow;
+
+    HashRunGroups(GroupAlsoByWindow groupAlsoByWindow) {
+      this.groupAlsoByWindow = groupAlsoByWindow;
+    }
+
+    @Override
+    public Iterator<WindowedValue<KV<Object, Iterable<Object>>>> call(
+        Iterator<Tuple3<Long, byte[], WindowedValue<KV<Object, Object>>>> sorted) {
+      return new Iterator<>() {
+        Tuple3<Long, byte[], WindowedValue<KV<Object, Object>>> pending = sorted.hasNext() ? sorted.next() : null;
+        Iterator<WindowedValue<KV<Object, Iterable<Object>>>> panes = java.util.Collections.emptyIterator();
+
+        @Override
+        public boolean hasNext() {
+          while (!panes.hasNext() && pending != null) {
+            panes = nextRun();
+          }
+          return panes.hasNext();
+        }
+
+        @Override
+        public WindowedValue<KV<Object, Iterable<Object>>> next() {
+          if (!hasNext()) {
+            throw new java.util.NoSuchElementException();
+          }
+          return panes.next();
+        }
+
+        /** The panes of the next run of one hash. */
+        private Iterator<WindowedValue<KV<Object, Iterable<Object>>>> nextRun() {
+          long hash = pending._1();
+          byte[] firstKey = pending._2();
+          List<WindowedValue<KV<Object, Object>>> first = new ArrayList<>();
+          Map<KeyedCombine.KeyBytes, List<WindowedValue<KV<Object, Object>>>> others = null;
+          while (pending != null && pending._1() == hash) {
+            if (Arrays.equals(pending._2(), firstKey)) {
+              first.add(pending._3());
+            } else {
+              if (others == null) {
+                others = new LinkedHashMap<>();
+              }
+              others.computeIfAbsent(new KeyedCombine.KeyBytes(pending._2()), k -> new ArrayList<>()).add(pending._3());
+            }
+            pending = sorted.hasNext() ? sorted.next() : null;
+          }
+          Iterator<WindowedValue<KV<Object, Iterable<Object>>>> run = groupAlsoByWindow.call(firstKey, first.iterator());
+          if (others == null) {
+            return run;
+          }
+          List<WindowedValue<KV<Object, Iterable<Object>>>> all = new ArrayList<>();
+          run.forEachRemaining(all::add);
+          others.forEach((key, elements) -> groupAlsoByWindow.call(key.bytes, elements.iterator()).forEachRemaining(all::add));
+          return all.iterator();
+        }
+      };
+    }
   }
 
   /**
@@ -83,18 +209,6 @@ public final class GroupByKeyTranslator implements TransformTranslator<GroupByKe
   static boolean honoursTrigger(WindowingStrategy<?, ?> strategy, TranslationContext context) {
     return context.policies().windowTriggers() == TimePolicies.WindowTriggers.ALLOW
         && !(strategy.getTrigger() instanceof DefaultTrigger);
-  }
-
-  /** One element per window, so that grouping by (key, window) is a plain shuffle. */
-  static final class ExplodeWindows<T> implements FlatMapFunction<WindowedValue<T>, WindowedValue<T>> {
-    @Override
-    @SuppressWarnings("unchecked")
-    public Iterator<WindowedValue<T>> call(WindowedValue<T> value) {
-      if (value.getWindows().size() == 1) {
-        return List.of(value).iterator();
-      }
-      return ((Iterable<WindowedValue<T>>) value.explodeWindows()).iterator();
-    }
   }
 
   /** The Beam encoding of the key, followed by that of the window when it is not merged. */

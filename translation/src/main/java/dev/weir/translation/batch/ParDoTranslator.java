@@ -25,6 +25,7 @@ import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.function.FilterFunction;
+import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.api.java.function.MapFunction;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
@@ -32,7 +33,7 @@ import org.apache.spark.sql.Encoder;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.functions;
 import org.apache.beam.sdk.coders.KvCoder;
-import scala.Tuple2;
+import scala.Tuple3;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -158,12 +159,14 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
 
   /**
    * A stateless DoFn maps each partition as it is. A stateful one needs each key's elements
-   * together: one shuffle by the Beam-encoded key, then a sort within partitions by key and by
-   * arrival order (partition, position), so that a key's elements keep the order they were
-   * produced in; with {@code @RequiresTimeSortedInput} they are sorted by timestamp first.
+   * together: one shuffle by the Beam-encoded key, then a sort within partitions by the key's
+   * hash ({@link GroupByKeyTranslator#hash64}: a sort on longs, which compares no key bytes) and
+   * by arrival order (partition, position), so that a key's elements keep the order they were
+   * produced in; with {@code @RequiresTimeSortedInput} they are sorted by timestamp after the
+   * hash. Keys whose hashes collide share a run, which {@link StatefulDoFnFunction} tells apart.
    * Spark spills the sort to disk when it must.
    */
-  @SuppressWarnings("unchecked")
+  @SuppressWarnings({"unchecked", "rawtypes"})
   private static Dataset<WindowedValue<Object>> run(
       Dataset<WindowedValue<Object>> in,
       DoFnSpec spec,
@@ -177,13 +180,15 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
     PCollection<Object> input = context.input();
     Coder<Object> keyCoder = ((KvCoder<Object, Object>) (Coder<?>) input.getCoder()).getKeyCoder();
     int partitions = Integer.parseInt(context.session().conf().get("spark.sql.shuffle.partitions"));
-    Encoder<Tuple2<byte[], WindowedValue<Object>>> keyed =
-        Encoders.tuple(Encoders.BINARY(), TranslationContext.encoder(input));
+    Encoder<Tuple3<Long, byte[], WindowedValue<Object>>> keyed =
+        Encoders.tuple(Encoders.LONG(), Encoders.BINARY(), TranslationContext.encoder(input));
     Column[] order =
         timeSorted
-            ? new Column[] {functions.col("_1"), functions.col("_2.timestamp"), functions.col("_seq")}
+            ? new Column[] {functions.col("_1"), functions.col("_3.timestamp"), functions.col("_seq")}
             : new Column[] {functions.col("_1"), functions.col("_seq")};
-    return in.map(new ReshuffleTranslator.WithKeyBytes(keyCoder), keyed)
+    return in.flatMap(
+            (FlatMapFunction) new GroupByKeyTranslator.HashedGroupingKey(new GroupByKeyTranslator.GroupingKey(keyCoder, null)),
+            (Encoder) keyed)
         .withColumn("_seq", functions.monotonically_increasing_id())
         .repartition(partitions, functions.col("_1"))
         .sortWithinPartitions(order)

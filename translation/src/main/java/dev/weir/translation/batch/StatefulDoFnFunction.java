@@ -6,6 +6,7 @@ import dev.weir.translation.runtime.DoFnBundle;
 import dev.weir.translation.runtime.DoFnSpec;
 import dev.weir.translation.TimePolicies;
 import dev.weir.translation.runtime.TimerAdvance;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
@@ -27,12 +28,13 @@ import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.joda.time.Instant;
-import scala.Tuple2;
+import scala.Tuple3;
 
 /**
- * Runs a stateful DoFn in batch over one Spark partition whose elements arrive grouped by key
- * (the Beam-encoded key) and, within a key, sorted by timestamp. Each key gets in-memory state
- * and timers for as long as its elements last, so memory is bounded by one key's state.
+ * Runs a stateful DoFn in batch over one Spark partition whose elements arrive as (key hash, key
+ * bytes, element), grouped by the hash of the Beam-encoded key and, within a key, in arrival (or
+ * timestamp) order. Each key gets in-memory state and timers for as long as its hash's run lasts:
+ * one key, or the few whose hashes collide, so memory is bounded by their state.
  *
  * <p>The watermark is perfect: it stays at the beginning of time while a key's elements are
  * processed (so no element is late), then jumps to the end of time and every event-time timer
@@ -43,7 +45,7 @@ import scala.Tuple2;
  * ignores any they set.
  */
 final class StatefulDoFnFunction
-    implements MapPartitionsFunction<Tuple2<byte[], WindowedValue<Object>>, WindowedValue<Object>> {
+    implements MapPartitionsFunction<Tuple3<Long, byte[], WindowedValue<Object>>, WindowedValue<Object>> {
   private final DoFnSpec spec;
   private final TimerAdvance timerAdvance;
 
@@ -53,12 +55,12 @@ final class StatefulDoFnFunction
   }
 
   @Override
-  public Iterator<WindowedValue<Object>> call(Iterator<Tuple2<byte[], WindowedValue<Object>>> input) {
+  public Iterator<WindowedValue<Object>> call(Iterator<Tuple3<Long, byte[], WindowedValue<Object>>> input) {
     return new KeyedBundle(input);
   }
 
   private final class KeyedBundle extends DoFnBundle {
-    private final Iterator<Tuple2<byte[], WindowedValue<Object>>> input;
+    private final Iterator<Tuple3<Long, byte[], WindowedValue<Object>>> input;
     private final DoFnRunner<Object, Object> bundleRunner;
     /**
      * The runner of every key, built once: Beam's runners read state and timers from their step
@@ -68,9 +70,12 @@ final class StatefulDoFnFunction
     private final DoFnRunner<Object, Object> keyRunner;
     private final CurrentKeyContext currentKey = new CurrentKeyContext(bundleFinalizer());
     private Key current;
+    /** The keys of the current run of one hash, in arrival order: {@link #current} alone, unless hashes collide. */
+    private final List<Key> run = new ArrayList<>();
+    private long runHash;
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    KeyedBundle(Iterator<Tuple2<byte[], WindowedValue<Object>>> input) {
+    KeyedBundle(Iterator<Tuple3<Long, byte[], WindowedValue<Object>>> input) {
       super(StatefulDoFnFunction.this.spec);
       this.input = input;
       bundleRunner = simpleRunner(new KeyStepContext(spec.stepName, null, null, bundleFinalizer()));
@@ -94,23 +99,40 @@ final class StatefulDoFnFunction
       if (!input.hasNext()) {
         return false;
       }
-      Tuple2<byte[], WindowedValue<Object>> next = input.next();
-      if (current == null || !Arrays.equals(current.bytes, next._1())) {
-        if (current != null) {
-          current.endOfInput();
+      Tuple3<Long, byte[], WindowedValue<Object>> next = input.next();
+      if (current == null || !Arrays.equals(current.bytes, next._2())) {
+        if (current != null && runHash != next._1()) {
+          endRun();
         }
-        current = new Key(next._1(), ((KV<?, ?>) next._2().getValue()).getKey());
-        currentKey.set(current.state, current.timers, current.cleanupTimer, current.stateCleaner);
+        runHash = next._1();
+        current = null;
+        for (Key key : run) {
+          if (Arrays.equals(key.bytes, next._2())) {
+            current = key;
+          }
+        }
+        if (current == null) {
+          current = new Key(next._2(), ((KV<?, ?>) next._3().getValue()).getKey());
+          run.add(current);
+        }
+        current.select();
       }
-      current.process(next._2());
+      current.process(next._3());
       return true;
+    }
+
+    /** The end of input of each key of the run that ends. */
+    private void endRun() throws Exception {
+      for (Key key : run) {
+        key.select();
+        key.endOfInput();
+      }
+      run.clear();
     }
 
     @Override
     protected void finishInput() throws Exception {
-      if (current != null) {
-        current.endOfInput();
-      }
+      endRun();
       bundleRunner.finishBundle();
     }
 
@@ -135,6 +157,11 @@ final class StatefulDoFnFunction
             (Coder<BoundedWindow>) spec.windowingStrategy.getWindowFn().windowCoder();
         this.cleanupTimer = new StatefulDoFnRunner.TimeInternalsCleanupTimer<>(timers, spec.windowingStrategy);
         this.stateCleaner = new StatefulDoFnRunner.StateInternalsStateCleaner<>(fn, state, windowCoder);
+      }
+
+      /** Makes this the key that the step's runner reads state and timers of. */
+      void select() {
+        currentKey.set(state, timers, cleanupTimer, stateCleaner);
       }
 
       void process(WindowedValue<Object> element) throws Exception {
