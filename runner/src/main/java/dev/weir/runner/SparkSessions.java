@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
+import dev.weir.translation.RowCacheSerializer;
 import java.util.regex.Pattern;
 import org.apache.spark.SparkContext;
 import org.apache.spark.scheduler.SparkListener;
@@ -31,6 +32,8 @@ import org.slf4j.LoggerFactory;
  */
 final class SparkSessions {
   private static final Logger LOG = LoggerFactory.getLogger(SparkSessions.class);
+  /** Spark's cache format, which Weir sets to {@link RowCacheSerializer} unless told otherwise. */
+  static final String ROW_CACHE_CONF = "spark.sql.cache.serializer";
   private static final Pattern LOCAL = Pattern.compile("local(\\[(\\*|\\d+)(,\\d+)?])?");
   private static final Pattern MASTER = Pattern.compile("local(\\[(\\*|\\d+)(,\\d+)?])?|spark://.+|yarn|k8s://.+");
   private static final Pattern STANDALONE = Pattern.compile("spark://(.+)");
@@ -99,6 +102,10 @@ final class SparkSessions {
       // Spark's default of 200 shuffle partitions is made for clusters; embedded Spark gets
       // one per core.
       builder.config("spark.sql.shuffle.partitions", String.valueOf(Math.max(2, cores)));
+    }
+    if (!conf.containsKey(ROW_CACHE_CONF) && !(underSparkSubmit() && System.getProperty(ROW_CACHE_CONF) != null)) {
+      // Weir's Datasets are opaque Beam-encoded bytes: cached as rows, not Spark's columns.
+      builder.config(ROW_CACHE_CONF, RowCacheSerializer.class.getName());
     }
     for (Map.Entry<String, String> e : conf.entrySet()) {
       String submitted = underSparkSubmit() ? System.getProperty(e.getKey()) : null;

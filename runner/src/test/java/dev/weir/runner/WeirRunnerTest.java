@@ -180,6 +180,14 @@ class WeirRunnerTest {
     assertThat(result.getState(), equalTo(PipelineResult.State.DONE));
   }
 
+  /** Weir's sessions cache the Datasets it persists as rows (its Datasets are opaque bytes), not as Spark's columns. */
+  @Test
+  void sessionsCacheWithTheRowCacheSerializer() {
+    assertThat(
+        SparkSessions.getOrCreate(Pipelines.options()).conf().get("spark.sql.cache.serializer"),
+        equalTo(dev.weir.translation.RowCacheSerializer.class.getName()));
+  }
+
   /**
    * When a task fails, Spark fails the job at once and kills the job's other tasks, which stop
    * a little later. A failed run must not return before they have, or their DoFns' teardowns

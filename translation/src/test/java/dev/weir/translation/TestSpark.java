@@ -34,6 +34,8 @@ public final class TestSpark {
               .appName("weir-translation-tests")
               .config("spark.sql.shuffle.partitions", "2")
               .config("spark.ui.enabled", "false")
+              // As the runner's sessions cache: every test that persists goes through it.
+              .config("spark.sql.cache.serializer", RowCacheSerializer.class.getName())
               .getOrCreate();
       session.sparkContext().addSparkListener(
           new SparkListener() {
