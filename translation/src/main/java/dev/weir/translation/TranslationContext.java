@@ -99,6 +99,11 @@ public final class TranslationContext {
     return streaming == null ? null : streaming.runId();
   }
 
+  /** The partitions of a batch shuffle: the session's {@code spark.sql.shuffle.partitions}. */
+  public int shufflePartitions() {
+    return Integer.parseInt(session.conf().get("spark.sql.shuffle.partitions"));
+  }
+
   public TimePolicies policies() {
     return policies;
   }

@@ -96,7 +96,7 @@ public final class CombinePerKeyTranslator implements TransformTranslator<Combin
         new CombineBuffer.BufferCoder(kvCoder.getKeyCoder(), windowCoder, accumulatorCoder);
     KeyWindowCombiner combiner =
         new KeyWindowCombiner(context.stepName(), transform.getFn(), context.options(), strategy.getTimestampCombiner());
-    int partitions = Integer.parseInt(context.session().conf().get("spark.sql.shuffle.partitions"));
+    int partitions = context.shufflePartitions();
     JavaRDD<WindowedValue<KV<Object, Object>>> combined =
         KeyedCombine.combine(
             context.dataset(input).toJavaRDD(),

@@ -70,7 +70,7 @@ public final class GroupByKeyTranslator implements TransformTranslator<GroupByKe
     boolean merging = !strategy.getWindowFn().isNonMerging();
     GroupingKey groupingKey =
         new GroupingKey(kvCoder.getKeyCoder(), merging ? null : strategy.getWindowFn().windowCoder());
-    int partitions = Integer.parseInt(context.session().conf().get("spark.sql.shuffle.partitions"));
+    int partitions = context.shufflePartitions();
     context.putDataset(
         out,
         context

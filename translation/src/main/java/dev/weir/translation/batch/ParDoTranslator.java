@@ -179,7 +179,7 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
     }
     PCollection<Object> input = context.input();
     Coder<Object> keyCoder = ((KvCoder<Object, Object>) (Coder<?>) input.getCoder()).getKeyCoder();
-    int partitions = Integer.parseInt(context.session().conf().get("spark.sql.shuffle.partitions"));
+    int partitions = context.shufflePartitions();
     Encoder<Tuple3<Long, byte[], WindowedValue<Object>>> keyed =
         Encoders.tuple(Encoders.LONG(), Encoders.BINARY(), TranslationContext.encoder(input));
     Column[] order =

@@ -34,7 +34,7 @@ public final class ReshuffleTranslator implements TransformTranslator<PTransform
   public void translate(PTransform<?, ?> transform, TranslationContext context) {
     PCollection<Object> input = context.input();
     PCollection<Object> out = context.output();
-    int partitions = Integer.parseInt(context.session().conf().get("spark.sql.shuffle.partitions"));
+    int partitions = context.shufflePartitions();
     Dataset<WindowedValue<Object>> in = context.dataset(input);
     if (!(input.getCoder() instanceof KvCoder)) {
       context.putDataset(out, in.repartition(partitions));

@@ -85,7 +85,7 @@ public final class SplittableProcessTranslator
             context.metrics(),
             // Batch: each bundle sets up its own instance.
             null);
-    int partitions = Integer.parseInt(context.session().conf().get("spark.sql.shuffle.partitions"));
+    int partitions = context.shufflePartitions();
     Dataset<WindowedValue<KV<byte[], KV<Object, Object>>>> spread = context.dataset(input).repartition(partitions);
     ParDoTranslator.putOutputs(context, tags, encoder -> spread.mapPartitions(new SplittableDoFnFunction(spec), encoder));
   }

@@ -109,6 +109,7 @@ final class StatefulDoFnFunction
         for (Key key : run) {
           if (Arrays.equals(key.bytes, next._2())) {
             current = key;
+            break;
           }
         }
         if (current == null) {
