@@ -25,8 +25,10 @@ import java.util.TreeSet;
  * <p>Above the panels, per mode, "Weir vs peers": the latest run id under which WeirRunner and
  * other runners ran, each query's events/s per runner and the ratio WeirRunner / peer (above 1:
  * Weir is faster), with the geometric mean of the ratios per peer. A ratio needs a correct run
- * of both; a query a peer refused or failed has no run, so no ratio. {@link #peerTable} prints
- * the same comparison as text.
+ * of both; a query a peer refused or failed has no run, so no ratio. A runner that ran a query
+ * several times under the run id (the peers script's rounds) counts with the median of its
+ * runs, and a table beside shows their lowest and highest. {@link #peerTable} prints the same
+ * comparison as text.
  */
 public final class Dashboard {
   private static final int WIDTH = 360;
@@ -115,16 +117,20 @@ public final class Dashboard {
     return html.append("</ul>\n</body></html>\n").toString();
   }
 
-  /**
-   * The comparison of the runners that ran under {@code runId} in {@code mode}, as a text table;
-   * empty unless WeirRunner and at least one other runner ran there.
-   */
   /** A run's heap figures as the tables show them: peak/live in MB, "-" where unknown. */
   public static String heapText(RunRecord r) {
-    return (r.peakHeapMb() < 0 ? "-" : String.valueOf(r.peakHeapMb())) + "/"
-        + (r.liveHeapMb() < 0 ? "-" : String.valueOf(r.liveHeapMb()));
+    return heapText(r.peakHeapMb(), r.liveHeapMb());
   }
 
+  private static String heapText(long peakMb, long liveMb) {
+    return (peakMb < 0 ? "-" : String.valueOf(peakMb)) + "/" + (liveMb < 0 ? "-" : String.valueOf(liveMb));
+  }
+
+  /**
+   * The comparison of the runners that ran under {@code runId} in {@code mode}, as a text table;
+   * empty unless WeirRunner and at least one other runner ran there. A runner with several runs
+   * of a query there is represented by their median events/s.
+   */
   public static Optional<String> peerTable(List<RunRecord> runs, String runId, String mode) {
     return Comparison.of(runs, runId, mode).map(Comparison::text);
   }
@@ -144,18 +150,25 @@ public final class Dashboard {
         .findFirst();
   }
 
-  /** Per query, the latest run of each runner under one run id and mode; WeirRunner first. */
-  private record Comparison(String runId, String mode, List<String> runners, Map<Integer, Map<String, RunRecord>> byQuery) {
+  /**
+   * Per query, the runs of each runner under one run id and mode; WeirRunner first. A runner
+   * that ran a query several times under the id (the peers script's rounds, launches interleaved
+   * runner by runner) is represented by the median of its runs' events/s, which one slow or fast
+   * launch on a shared machine does not move; its figure is correct only if every run was.
+   */
+  private record Comparison(
+      String runId, String mode, List<String> runners, Map<Integer, Map<String, List<RunRecord>>> byQuery) {
     static Optional<Comparison> of(List<RunRecord> runs, String runId, String mode) {
-      Map<Integer, Map<String, RunRecord>> byQuery = new TreeMap<>();
+      Map<Integer, Map<String, List<RunRecord>>> byQuery = new TreeMap<>();
       TreeSet<String> peers = new TreeSet<>();
       boolean weir = false;
       for (RunRecord r : runs) {
         if (!r.runId().equals(runId) || !r.mode().equals(mode)) {
           continue;
         }
-        // Runs come oldest first, so a query run twice under one id keeps its latest run.
-        byQuery.computeIfAbsent(r.query(), q -> new LinkedHashMap<>()).put(r.runner(), r);
+        byQuery.computeIfAbsent(r.query(), q -> new LinkedHashMap<>())
+            .computeIfAbsent(r.runner(), k -> new ArrayList<>())
+            .add(r);
         if (r.runner().equals(WEIR)) {
           weir = true;
         } else {
@@ -175,11 +188,37 @@ public final class Dashboard {
       return runners.subList(1, runners.size());
     }
 
+    /** The runner's runs of the query, none if it has none. */
+    List<RunRecord> runs(int query, String runner) {
+      return byQuery.get(query).getOrDefault(runner, List.of());
+    }
+
+    /** The most runs any runner has of any query: above 1, the figures are medians. */
+    int rounds() {
+      return byQuery.values().stream().flatMap(m -> m.values().stream()).mapToInt(List::size).max().orElse(0);
+    }
+
+    /** The median events/s of the runner's runs of the query; empty without runs. */
+    OptionalDouble median(int query, String runner) {
+      double[] sorted = runs(query, runner).stream().mapToDouble(RunRecord::eventsPerSecond).sorted().toArray();
+      int n = sorted.length;
+      if (n == 0) {
+        return OptionalDouble.empty();
+      }
+      return OptionalDouble.of(n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2);
+    }
+
+    /** Whether every run of the runner's runs of the query was correct (and there is one). */
+    boolean correct(int query, String runner) {
+      List<RunRecord> runs = runs(query, runner);
+      return !runs.isEmpty() && runs.stream().allMatch(RunRecord::correct);
+    }
+
     OptionalDouble ratio(int query, String peer) {
-      RunRecord w = byQuery.get(query).get(WEIR);
-      RunRecord p = byQuery.get(query).get(peer);
-      return w != null && p != null && w.correct() && p.correct()
-          ? OptionalDouble.of(w.eventsPerSecond() / p.eventsPerSecond())
+      OptionalDouble w = median(query, WEIR);
+      OptionalDouble p = median(query, peer);
+      return w.isPresent() && p.isPresent() && correct(query, WEIR) && correct(query, peer)
+          ? OptionalDouble.of(w.getAsDouble() / p.getAsDouble())
           : OptionalDouble.empty();
     }
 
@@ -197,15 +236,35 @@ public final class Dashboard {
       return n == 0 ? "-" : String.format(Locale.ROOT, "%.2f (%d)", Math.exp(logs / n), n);
     }
 
-    /** Events/s of the runner's run of the query; "-" for no run, marked when wrong. */
+    /** Events/s (the median) of the runner's runs of the query; "-" for no run, marked when one was wrong. */
     String eventsPerSecond(int query, String runner) {
-      RunRecord r = byQuery.get(query).get(runner);
-      return r == null ? "-" : String.format(Locale.ROOT, "%,.0f", r.eventsPerSecond()) + (r.correct() ? "" : " WRONG");
+      OptionalDouble median = median(query, runner);
+      return median.isEmpty()
+          ? "-"
+          : String.format(Locale.ROOT, "%,.0f", median.getAsDouble()) + (correct(query, runner) ? "" : " WRONG");
+    }
+
+    /** The lowest and highest events/s of the runner's runs of the query, and how many; "-" for none. */
+    String spread(int query, String runner) {
+      List<RunRecord> runs = runs(query, runner);
+      if (runs.isEmpty()) {
+        return "-";
+      }
+      double low = runs.stream().mapToDouble(RunRecord::eventsPerSecond).min().getAsDouble();
+      double high = runs.stream().mapToDouble(RunRecord::eventsPerSecond).max().getAsDouble();
+      return String.format(Locale.ROOT, "%,.0f-%,.0f (%d)", low, high, runs.size());
     }
 
     String ratioText(int query, String peer) {
       OptionalDouble ratio = ratio(query, peer);
       return ratio.isPresent() ? String.format(Locale.ROOT, "%.2f", ratio.getAsDouble()) : "-";
+    }
+
+    /** How the events/s were taken, for the titles: empty for one run each. */
+    String medianNote() {
+      return rounds() > 1
+          ? "; events/s: the median of each runner's runs of the query (up to " + rounds() + ", launches taken in turns)"
+          : "";
     }
 
     String text() {
@@ -226,27 +285,44 @@ public final class Dashboard {
       rows.add(last.toArray(String[]::new));
       StringBuilder text = new StringBuilder("Weir vs peers, run " + runId + " (" + mode
           + "): events/s per runner; Weir/peer above 1: Weir is faster; '-': no correct run (refused, failed"
-          + " or not run); geo-mean over the queries with a ratio (how many)\n");
+          + " or not run); geo-mean over the queries with a ratio (how many)" + medianNote() + "\n");
       append(text, rows);
-      List<String[]> heapRows = new ArrayList<>();
-      List<String> heapHeader = new ArrayList<>(List.of("query"));
-      heapHeader.addAll(runners);
-      heapRows.add(heapHeader.toArray(String[]::new));
-      for (int query : byQuery.keySet()) {
-        List<String> row = new ArrayList<>(List.of(String.valueOf(query)));
-        runners.forEach(r -> row.add(heap(query, r)));
-        heapRows.add(row.toArray(String[]::new));
+      if (rounds() > 1) {
+        text.append("Events/s per runner, lowest-highest of its runs (how many)\n");
+        append(text, perRunner(this::spread));
       }
       text.append("Heap per runner in MB, peak/live: the most in use before a collection / after one ('-': none"
           + " recorded)\n");
-      append(text, heapRows);
+      append(text, perRunner(this::heap));
       return text.toString();
     }
 
-    /** The runner's heap figures for the query; "-" for no run. */
+    /** A table with a row per query and a column per runner, each cell {@code cell(query, runner)}. */
+    private List<String[]> perRunner(java.util.function.BiFunction<Integer, String, String> cell) {
+      List<String[]> rows = new ArrayList<>();
+      List<String> header = new ArrayList<>(List.of("query"));
+      header.addAll(runners);
+      rows.add(header.toArray(String[]::new));
+      for (int query : byQuery.keySet()) {
+        List<String> row = new ArrayList<>(List.of(String.valueOf(query)));
+        runners.forEach(r -> row.add(cell.apply(query, r)));
+        rows.add(row.toArray(String[]::new));
+      }
+      return rows;
+    }
+
+    /**
+     * The runner's heap figures for the query, the highest over its runs (peak and live each);
+     * "-" for no run.
+     */
     String heap(int query, String runner) {
-      RunRecord r = byQuery.get(query).get(runner);
-      return r == null ? "-" : heapText(r);
+      List<RunRecord> runs = runs(query, runner);
+      if (runs.isEmpty()) {
+        return "-";
+      }
+      long peak = runs.stream().mapToLong(RunRecord::peakHeapMb).max().getAsLong();
+      long live = runs.stream().mapToLong(RunRecord::liveHeapMb).max().getAsLong();
+      return heapText(peak, live);
     }
 
     private static void append(StringBuilder text, List<String[]> rows) {
@@ -270,7 +346,8 @@ public final class Dashboard {
           .append("\" data-peers-mode=\"").append(escape(mode)).append("\">\n<h2>Weir vs peers (")
           .append(escape(mode)).append(", run ").append(escape(runId)).append(")</h2>\n<p>Events/s per query and")
           .append(" runner; Weir/peer above 1: Weir is faster. A ratio needs a correct run of both; '-': no run")
-          .append(" recorded (refused, failed or not asked for). Geometric mean over the queries with a ratio.</p>\n")
+          .append(" recorded (refused, failed or not asked for). Geometric mean over the queries with a ratio")
+          .append(escape(medianNote())).append(".</p>\n")
           .append("<table><tr><th>query</th>");
       runners.forEach(r -> html.append("<th>").append(escape(r)).append("</th>"));
       peers().forEach(p -> html.append("<th>Weir/").append(escape(p)).append("</th>"));
@@ -278,8 +355,7 @@ public final class Dashboard {
       for (int query : byQuery.keySet()) {
         html.append("<tr><td>").append(query).append("</td>");
         for (String r : runners) {
-          RunRecord run = byQuery.get(query).get(r);
-          html.append(run == null || run.correct() ? "<td>" : "<td class=\"bad\">")
+          html.append(runs(query, r).isEmpty() || correct(query, r) ? "<td>" : "<td class=\"bad\">")
               .append(eventsPerSecond(query, r)).append("</td>");
         }
         peers().forEach(p -> html.append("<td>").append(ratioText(query, p)).append("</td>"));
@@ -288,17 +364,28 @@ public final class Dashboard {
       html.append("<tr><th>geo-mean</th>").append("<td></td>".repeat(runners.size()));
       peers().forEach(p -> html.append("<th class=\"geo-mean\" data-peer=\"").append(escape(p)).append("\">")
           .append(geoMean(p)).append("</th>"));
-      html.append("</tr>\n</table>\n<p>Heap per runner in MB, peak/live: the most in use before a garbage collection")
-          .append(" / the most still in use after one, in the launcher's JVM, which every runner runs in.</p>\n")
-          .append("<table class=\"heap\"><tr><th>query</th>");
+      html.append("</tr>\n</table>\n");
+      if (rounds() > 1) {
+        html.append("<p>Events/s per runner, lowest-highest of its runs (how many).</p>\n");
+        htmlTable(html, "spread", this::spread);
+      }
+      html.append("<p>Heap per runner in MB, peak/live: the most in use before a garbage collection")
+          .append(" / the most still in use after one, in the launcher's JVM, which every runner runs in.</p>\n");
+      htmlTable(html, "heap", this::heap);
+      return html.append("</section>\n").toString();
+    }
+
+    /** An HTML table of class {@code cls}, a row per query and a column per runner. */
+    private void htmlTable(StringBuilder html, String cls, java.util.function.BiFunction<Integer, String, String> cell) {
+      html.append("<table class=\"").append(cls).append("\"><tr><th>query</th>");
       runners.forEach(r -> html.append("<th>").append(escape(r)).append("</th>"));
       html.append("</tr>\n");
       for (int query : byQuery.keySet()) {
         html.append("<tr><td>").append(query).append("</td>");
-        runners.forEach(r -> html.append("<td>").append(heap(query, r)).append("</td>"));
+        runners.forEach(r -> html.append("<td>").append(escape(cell.apply(query, r))).append("</td>"));
         html.append("</tr>\n");
       }
-      return html.append("</table>\n</section>\n").toString();
+      html.append("</table>\n");
     }
   }
 

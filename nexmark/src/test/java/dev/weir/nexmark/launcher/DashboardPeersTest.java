@@ -72,4 +72,49 @@ class DashboardPeersTest {
     assertThat(html.indexOf("class=\"peers\"") < html.indexOf("class=\"panel\""), is(true));
     assertThat(html, containsString("data-panel=\"WeirRunner / BATCH\" data-last-run=\"solo\" data-last-run-queries=\"1\""));
   }
+
+  /**
+   * Rounds: Weir ran query 0 three times (3,000, 1,000 and 2,000 events/s: median 2,000) and
+   * Spark twice (1,000 and 3,000: median 2,000), so the ratio is 1, where the latest runs alone
+   * would give 2,000 / 3,000; Spark's query 1 was wrong in one of its two runs, so it has no
+   * ratio. The heap is the highest of the runs, peak and live each.
+   */
+  private static final List<RunRecord> ROUNDS = List.of(
+      withHeap(run("r", "WeirRunner", 0, 1, 3000, true), 512, 100),
+      run("r", "SparkRunner", 0, 2, 1000, true),
+      withHeap(run("r", "WeirRunner", 0, 3, 1000, true), 300, 128),
+      run("r", "SparkRunner", 0, 4, 3000, true),
+      run("r", "WeirRunner", 0, 5, 2000, true),
+      run("r", "WeirRunner", 1, 6, 4000, true),
+      run("r", "SparkRunner", 1, 7, 1000, true),
+      run("r", "SparkRunner", 1, 8, 1000, false));
+
+  @Test
+  void severalRunsOfAQueryCountWithTheirMedian() {
+    List<String> lines = List.of(Dashboard.peerTable(ROUNDS, "r", "BATCH").orElseThrow().split("\n"));
+    assertThat(lines.get(0), containsString(
+        "; events/s: the median of each runner's runs of the query (up to 3, launches taken in turns)"));
+    assertThat(lines.subList(1, 5), equalTo(List.of(
+        "query     WeirRunner  SparkRunner  Weir/SparkRunner",
+        "0              2,000        2,000              1.00",
+        "1              4,000  1,000 WRONG                 -",
+        "geo-mean                                   1.00 (1)")));
+    assertThat(lines.subList(5, 9), equalTo(List.of(
+        "Events/s per runner, lowest-highest of its runs (how many)",
+        "query       WeirRunner      SparkRunner",
+        "0      1,000-3,000 (3)  1,000-3,000 (2)",
+        "1      4,000-4,000 (1)  1,000-1,000 (2)")));
+    assertThat(lines.get(11), equalTo("0         512/128          -/-"));
+    String html = Dashboard.render(ROUNDS, 20);
+    assertThat(html, containsString("<th class=\"geo-mean\" data-peer=\"SparkRunner\">1.00 (1)</th>"));
+    assertThat(html, containsString("<table class=\"spread\">"));
+    assertThat(html, containsString("<tr><td>0</td><td>1,000-3,000 (3)</td><td>1,000-3,000 (2)</td></tr>"));
+  }
+
+  /** One run per runner and query: no median note and no spread table. */
+  @Test
+  void oneRunEachHasNoSpreadTable() {
+    assertThat(Dashboard.peerTable(RUNS, "p", "BATCH").orElseThrow(), not(containsString("lowest-highest")));
+    assertThat(Dashboard.render(RUNS, 20), not(containsString("class=\"spread\"")));
+  }
 }
