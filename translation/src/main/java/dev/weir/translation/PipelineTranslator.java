@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
  *       and fails on the first transform nothing can translate, naming the step, the transform
  *       and why. No Spark job runs in this pass.
  *   <li><b>translation</b> ({@link #execute}): each translator builds its lazy Datasets; a
- *       PCollection read by several transforms is persisted once; side inputs are collected and
- *       broadcast when first read.
+ *       PCollection read by several transforms is persisted once, unless in batch its readers
+ *       can all run in one pass over it ({@link TransformTranslator#sharesInputPass}); side
+ *       inputs are collected and broadcast when first read.
  *   <li><b>evaluation</b>: every leaf Dataset (one that nothing reads) is computed in one Spark
  *       job described by its Beam step name.
  * </ol>
@@ -42,13 +43,19 @@ public final class PipelineTranslator {
 
   private final List<Step> steps;
   private final Map<PCollection<?>, Integer> consumers;
+  private final Map<PCollection<?>, List<AppliedPTransform<?, ?, ?>>> sharedPasses;
   private final TimePolicies policies;
   private final boolean streaming;
 
   private PipelineTranslator(
-      List<Step> steps, Map<PCollection<?>, Integer> consumers, TimePolicies policies, boolean streaming) {
+      List<Step> steps,
+      Map<PCollection<?>, Integer> consumers,
+      Map<PCollection<?>, List<AppliedPTransform<?, ?, ?>>> sharedPasses,
+      TimePolicies policies,
+      boolean streaming) {
     this.steps = steps;
     this.consumers = consumers;
+    this.sharedPasses = sharedPasses;
     this.policies = policies;
     this.streaming = streaming;
   }
@@ -77,7 +84,7 @@ public final class PipelineTranslator {
       PipelineMetrics metrics,
       @Nullable StreamingEpoch epoch,
       Map<PCollection<?>, Dataset<?>> emptyDatasets) {
-    return new TranslationContext(session, options, consumers, policies, metrics, epoch, emptyDatasets);
+    return new TranslationContext(session, options, consumers, sharedPasses, policies, metrics, epoch, emptyDatasets);
   }
 
   /**
@@ -90,7 +97,8 @@ public final class PipelineTranslator {
     boolean streaming = translators.streaming();
     List<Step> steps = new ArrayList<>();
     Map<PCollection<?>, Integer> consumers = new HashMap<>();
-    TranslationContext probe = new TranslationContext(null, null, consumers, policies, null, null, new HashMap<>());
+    TranslationContext probe =
+        new TranslationContext(null, null, consumers, Map.of(), policies, null, null, new HashMap<>());
     String mode = streaming ? "streaming" : "batch";
     pipeline.traverseTopologically(
         new Pipeline.PipelineVisitor.Defaults() {
@@ -146,7 +154,45 @@ public final class PipelineTranslator {
             steps.add(new Step(applied, translator));
           }
         });
-    return new PipelineTranslator(steps, consumers, policies, streaming);
+    return new PipelineTranslator(
+        steps, consumers, streaming ? Map.of() : sharedPasses(steps, consumers), policies, streaming);
+  }
+
+  /**
+   * The PCollections of a batch plan that are not persisted for their readers because those can
+   * run in one pass over them, each with its readers in plan order: read by more than one step,
+   * every reader's only input, every reader able to share the pass
+   * ({@link TransformTranslator#sharesInputPass}), and in the same windows as every output of its
+   * readers (one pass writes their outputs as one Dataset of one window coder).
+   */
+  private static Map<PCollection<?>, List<AppliedPTransform<?, ?, ?>>> sharedPasses(
+      List<Step> steps, Map<PCollection<?>, Integer> consumers) {
+    Map<PCollection<?>, List<AppliedPTransform<?, ?, ?>>> readers = new HashMap<>();
+    java.util.Set<PCollection<?>> excluded = new java.util.HashSet<>();
+    for (Step step : steps) {
+      AppliedPTransform<?, ?, ?> applied = step.applied();
+      Map<?, PCollection<?>> inputs = applied.getInputs();
+      boolean shares = inputs.size() == 1 && step.translator().sharesInputPass(applied.getTransform());
+      for (PCollection<?> input : inputs.values()) {
+        if (shares && sameWindows(input, applied.getOutputs().values())) {
+          readers.computeIfAbsent(input, k -> new ArrayList<>()).add(applied);
+        } else {
+          excluded.add(input);
+        }
+      }
+    }
+    Map<PCollection<?>, List<AppliedPTransform<?, ?, ?>>> shared = new HashMap<>();
+    readers.forEach((pc, list) -> {
+      if (list.size() > 1 && !excluded.contains(pc) && consumers.getOrDefault(pc, 0) == list.size()) {
+        shared.put(pc, List.copyOf(list));
+      }
+    });
+    return shared;
+  }
+
+  private static boolean sameWindows(PCollection<?> input, java.util.Collection<PCollection<?>> outputs) {
+    Object windowCoder = input.getWindowingStrategy().getWindowFn().windowCoder();
+    return outputs.stream().allMatch(out -> out.getWindowingStrategy().getWindowFn().windowCoder().equals(windowCoder));
   }
 
   private static UnsupportedOperationException unsupported(TransformHierarchy.Node node, String why) {
@@ -155,7 +201,10 @@ public final class PipelineTranslator {
             + ") cannot run on WeirRunner: " + why);
   }
 
-  /** The plan, one line per step: the Beam step name and the translator that runs it. */
+  /**
+   * The plan, one line per step: the Beam step name and the translator that runs it; then, in
+   * batch, a line per PCollection whose readers run in one pass over it, naming them.
+   */
   public String explain() {
     StringBuilder sb = new StringBuilder();
     for (Step step : steps) {
@@ -163,6 +212,17 @@ public final class PipelineTranslator {
           .append(" -> ")
           .append(step.translator().getClass().getSimpleName())
           .append('\n');
+    }
+    java.util.Set<PCollection<?>> named = new java.util.HashSet<>();
+    for (Step step : steps) {
+      for (PCollection<?> input : step.applied().getInputs().values()) {
+        List<AppliedPTransform<?, ?, ?>> readers = sharedPasses.get(input);
+        if (readers != null && named.add(input)) {
+          sb.append("one pass over ").append(input.getName()).append(": ")
+              .append(String.join(", ", readers.stream().map(AppliedPTransform::getFullName).toList()))
+              .append('\n');
+        }
+      }
     }
     return sb.toString();
   }
@@ -181,8 +241,8 @@ public final class PipelineTranslator {
    * metrics to {@code metrics}.
    */
   public void execute(SparkSession session, PipelineOptions options, PipelineMetrics metrics) {
-    TranslationContext context =
-        new TranslationContext(session, new SerializablePipelineOptions(options), consumers, policies, metrics, null, new HashMap<>());
+    TranslationContext context = new TranslationContext(
+        session, new SerializablePipelineOptions(options), consumers, sharedPasses, policies, metrics, null, new HashMap<>());
     SparkContext sc = session.sparkContext();
     try {
       for (Step step : steps) {

@@ -37,6 +37,17 @@ public interface TransformTranslator<T extends PTransform<?, ?>> {
     return false;
   }
 
+  /**
+   * Whether {@code transform}, in batch, can run in one pass over its input together with that
+   * input's other readers: it maps each element of its one main input on its own (a stateless
+   * ParDo without side inputs). When every reader of a PCollection can, the PCollection is not
+   * persisted for them; one pass over it runs them all and only their outputs are kept
+   * ({@link TranslationContext#sharedPassReaders}).
+   */
+  default boolean sharesInputPass(T transform) {
+    return false;
+  }
+
   /** Puts the Datasets of the current transform's outputs into {@code context}. */
   void translate(T transform, TranslationContext context);
 }

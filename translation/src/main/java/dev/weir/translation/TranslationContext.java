@@ -33,12 +33,17 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * turned into the other when a step asks for it ({@link #dataset}, {@link #rdd}).
  *
  * <p>A PCollection with several consumers (main or side input) is persisted once, so that it
- * is computed once; {@link #close} unpersists them when the pipeline (or epoch) is done.
+ * is computed once; {@link #close} unpersists them when the pipeline (or epoch) is done. In batch,
+ * one whose readers can all run in one pass over it ({@link #sharedPassReaders}) is not: that
+ * pass computes it once, and only the readers' outputs are persisted.
  */
 public final class TranslationContext {
   private final SparkSession session;
   private final SerializablePipelineOptions options;
   private final Map<PCollection<?>, Integer> consumers;
+  private final Map<PCollection<?>, List<AppliedPTransform<?, ?, ?>>> sharedPasses;
+  /** Per PCollection of {@link #sharedPasses}, the persisted outputs of its one pass, once built. */
+  private final Map<PCollection<?>, Dataset<?>> sharedPassOutputs = new HashMap<>();
   private final TimePolicies policies;
   private final PipelineMetrics metrics;
   private final @Nullable StreamingEpoch streaming;
@@ -64,6 +69,7 @@ public final class TranslationContext {
       SparkSession session,
       SerializablePipelineOptions options,
       Map<PCollection<?>, Integer> consumers,
+      Map<PCollection<?>, List<AppliedPTransform<?, ?, ?>>> sharedPasses,
       TimePolicies policies,
       PipelineMetrics metrics,
       @Nullable StreamingEpoch streaming,
@@ -75,6 +81,7 @@ public final class TranslationContext {
     this.metrics = metrics;
     this.options = options;
     this.consumers = consumers;
+    this.sharedPasses = sharedPasses;
   }
 
   public SparkSession session() {
@@ -120,6 +127,44 @@ public final class TranslationContext {
 
   public AppliedPTransform<?, ?, ?> current() {
     return current;
+  }
+
+  /**
+   * The readers of {@code pc}, in plan order, when they run in one pass over it (batch: every
+   * one a step that {@link TransformTranslator#sharesInputPass}); null when {@code pc} is read
+   * otherwise. The first reader translated builds that pass ({@link #asStep} gives it the others'
+   * view of the context) and keeps its outputs with {@link #putSharedPassOutputs}.
+   */
+  public @Nullable List<AppliedPTransform<?, ?, ?>> sharedPassReaders(PCollection<?> pc) {
+    return sharedPasses.get(pc);
+  }
+
+  /** The persisted outputs of the one pass over {@code pc}; null before its first reader built them. */
+  @SuppressWarnings("unchecked")
+  public <T> @Nullable Dataset<T> sharedPassOutputs(PCollection<?> pc) {
+    return (Dataset<T>) sharedPassOutputs.get(pc);
+  }
+
+  /** Keeps the outputs of the one pass over {@code pc}, persisted, for its other readers. */
+  public <T> Dataset<T> putSharedPassOutputs(PCollection<?> pc, Dataset<T> outputs) {
+    Dataset<T> p = persistShared(outputs);
+    sharedPassOutputs.put(pc, p);
+    return p;
+  }
+
+  /**
+   * {@code work} as if {@code step} were being translated (its name, inputs and outputs), then
+   * back to the current step: for a step that builds what others need, as the first reader of a
+   * shared pass builds every reader's DoFn.
+   */
+  public <T> T asStep(AppliedPTransform<?, ?, ?> step, java.util.function.Supplier<T> work) {
+    AppliedPTransform<?, ?, ?> was = current;
+    current = step;
+    try {
+      return work.get();
+    } finally {
+      current = was;
+    }
   }
 
   public String stepName() {
@@ -235,11 +280,14 @@ public final class TranslationContext {
     return Rdds.map(bytes, new CoderFunctions.Decode<>(coder));
   }
 
-  /** Registers the Dataset of {@code pc}; persists it when more than one transform reads it. */
+  /**
+   * Registers the Dataset of {@code pc}; persists it when more than one transform reads it, unless
+   * they read it in one pass ({@link #sharedPassReaders}).
+   */
   public <T> void putDataset(PCollection<T> pc, Dataset<WindowedValue<T>> ds) {
     int readers = consumers.getOrDefault(pc, 0);
     Dataset<WindowedValue<T>> named = ds;
-    if (readers > 1) {
+    if (readers > 1 && !sharedPasses.containsKey(pc)) {
       named = ds.persist(StorageLevel.MEMORY_AND_DISK());
       persisted.add(named);
     }

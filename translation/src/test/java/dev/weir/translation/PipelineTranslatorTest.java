@@ -77,6 +77,43 @@ class PipelineTranslatorTest implements java.io.Serializable {
     assertThat(plan, containsString("Create.Values/Impulse -> ImpulseTranslator"));
   }
 
+  /**
+   * A PCollection read by stateless ParDos alone is read by them in one pass, not persisted; one
+   * that a GroupByKey or a ParDo with a side input reads too is persisted for its readers.
+   */
+  @Test
+  void stepsThatEachMapAnElementShareOnePassOverTheirInput() {
+    Pipeline p = TestSpark.pipeline();
+    PCollection<Integer> shared = p.apply("Shared", Create.of(1, 2));
+    shared.apply("A", MapElements.via(new Negate()));
+    shared.apply("B", MapElements.via(new Negate()));
+    PCollection<KV<Integer, Integer>> keyed =
+        p.apply("Keyed", Create.of(KV.of(1, 1)));
+    keyed.apply("C", MapElements.via(new SimpleFunction<KV<Integer, Integer>, Integer>() {
+      @Override
+      public Integer apply(KV<Integer, Integer> kv) {
+        return kv.getKey();
+      }
+    }));
+    keyed.apply("Group", org.apache.beam.sdk.transforms.GroupByKey.create());
+    PCollection<Integer> withSide = p.apply("WithSide", Create.of(3));
+    org.apache.beam.sdk.values.PCollectionView<Integer> view =
+        p.apply("Side", Create.of(4)).apply(org.apache.beam.sdk.transforms.View.asSingleton());
+    withSide.apply("D", MapElements.via(new Negate()));
+    withSide.apply("E", ParDo.of(new DoFn<Integer, Integer>() {
+      @ProcessElement
+      public void process(ProcessContext c) {
+        c.output(c.element() + c.sideInput(view));
+      }
+    }).withSideInputs(view));
+    Overrides.apply(p);
+    List<String> plan = List.of(
+        PipelineTranslator.check(p, TimePolicies.batchDefaults(), BatchTranslators.INSTANCE).explain().split("\n"));
+    List<String> passes = plan.stream().filter(line -> line.startsWith("one pass over ")).toList();
+    assertThat(passes, equalTo(List.of(
+        "one pass over " + shared.getName() + ": A/Map/ParMultiDo(Anonymous), B/Map/ParMultiDo(Anonymous)")));
+  }
+
   /** A primitive no runner knows. */
   static final class UnknownPrimitive
       extends org.apache.beam.sdk.transforms.PTransform<PCollection<Integer>, PCollection<Integer>> {

@@ -2,6 +2,7 @@ package dev.weir.translation.batch;
 
 import dev.weir.translation.runtime.DoFnFunction;
 import dev.weir.translation.runtime.DoFnSpec;
+import dev.weir.translation.runtime.SharedPassDoFnFunction;
 import dev.weir.encoders.CoderEncoders;
 import dev.weir.translation.Rdds;
 import dev.weir.translation.SideInputData;
@@ -12,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.runners.AppliedPTransform;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.join.RawUnionValue;
@@ -55,16 +57,74 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
     return context.policies().whyNot(fn);
   }
 
+  /** A stateless, unsplittable DoFn without side inputs maps each element on its own. */
+  @Override
+  public boolean sharesInputPass(ParDo.MultiOutput<?, ?> transform) {
+    DoFn<?, ?> fn = transform.getFn();
+    DoFnSignature signature = DoFnSignatures.signatureForDoFn(fn);
+    return transform.getSideInputs().isEmpty()
+        && !signature.processElement().isSplittable()
+        && !DoFnSignatures.isStateful(fn)
+        && !DoFnSignatures.requiresTimeSortedInput(fn);
+  }
+
   @Override
   @SuppressWarnings({"unchecked", "rawtypes"})
   public void translate(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
     PCollection<Object> input = context.input();
+    List<AppliedPTransform<?, ?, ?>> readers = context.sharedPassReaders(input);
+    if (readers != null) {
+      translateSharedPass(input, readers, context);
+      return;
+    }
     List<TupleTag<?>> tags = outputTags(transform.getMainOutputTag(), context);
     DoFnSpec spec = spec(transform, context);
     boolean timeSorted = DoFnSignatures.requiresTimeSortedInput(transform.getFn());
     boolean stateful = timeSorted || DoFnSignatures.isStateful(transform.getFn());
     Dataset<WindowedValue<Object>> in = context.dataset(input);
     putOutputs(context, tags, encoder -> run(in, spec, stateful, timeSorted, context, encoder));
+  }
+
+  /**
+   * One of the DoFns that read {@code input} in one pass ({@link TranslationContext#sharedPassReaders}):
+   * the first one translated runs them all over {@code input} into one persisted Dataset of their
+   * outputs ({@link SharedPassDoFnFunction}); each takes its outputs from it by tag, its outputs
+   * being tagged from the number of outputs of the readers before it.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static void translateSharedPass(
+      PCollection<Object> input, List<AppliedPTransform<?, ?, ?>> readers, TranslationContext context) {
+    Dataset<WindowedValue<Object>> all = context.sharedPassOutputs(input);
+    if (all == null) {
+      List<DoFnSpec> specs = new ArrayList<>();
+      List<Coder<?>> coders = new ArrayList<>();
+      for (AppliedPTransform<?, ?, ?> reader : readers) {
+        ParDo.MultiOutput<?, ?> parDo = (ParDo.MultiOutput<?, ?>) reader.getTransform();
+        DoFnSpec spec = context.asStep(reader, () -> spec(parDo, context));
+        specs.add(spec);
+        for (TupleTag<?> tag : spec.outputTags) {
+          coders.add(reader.getOutputs().get(tag).getCoder());
+        }
+      }
+      Encoder<WindowedValue<Object>> encoder =
+          (Encoder) CoderEncoders.windowed(UnionCoder.of(coders), TranslationContext.windowCoder(input));
+      all = context.putSharedPassOutputs(
+          input, context.dataset(input).mapPartitions(new SharedPassDoFnFunction(specs), encoder));
+    }
+    int offset = 0;
+    for (AppliedPTransform<?, ?, ?> reader : readers) {
+      if (reader.getFullName().equals(context.stepName())) {
+        break;
+      }
+      offset += reader.getOutputs().size();
+    }
+    ParDo.MultiOutput<?, ?> transform = (ParDo.MultiOutput<?, ?>) context.current().getTransform();
+    List<TupleTag<?>> tags = outputTags(transform.getMainOutputTag(), context);
+    for (int i = 0; i < tags.size(); i++) {
+      PCollection<Object> out = (PCollection<Object>) context.outputs().get(tags.get(i));
+      context.putDataset(
+          out, all.filter(new HasUnionTag(offset + i)).map(new UnwrapUnion(), TranslationContext.encoder(out)));
+    }
   }
 
   /** A stateless DoFn over each partition of {@code in} (streaming's elements, as an RDD). */

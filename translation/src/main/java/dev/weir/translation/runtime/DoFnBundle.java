@@ -99,6 +99,39 @@ public abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator
     return !buffer.isEmpty();
   }
 
+  /** Work on the DoFn, which may throw anything. */
+  @FunctionalInterface
+  interface Work {
+    void run() throws Exception;
+  }
+
+  /**
+   * Push-driven use, for a bundle its caller feeds instead of one pulling its input (several
+   * DoFns over one pass of their shared input, {@link SharedPassDoFnFunction}): runs {@code work}
+   * with the step's metrics current; a failure tears the bundle down and is thrown naming the
+   * step. The outputs land in {@link #buffer}.
+   */
+  final void push(Work work) {
+    if (finished) {
+      throw new IllegalStateException("Step '" + spec.stepName + "': its bundle has ended");
+    }
+    try (Closeable scope = metrics.enter()) {
+      work.run();
+    } catch (Exception | Error e) {
+      finished = true;
+      throw fail(e);
+    }
+  }
+
+  /** Push-driven: ends the input and the bundle, as a pulled bundle does when its input is exhausted. */
+  final void end() {
+    push(() -> {
+      finishInput();
+      succeed();
+    });
+    finished = true;
+  }
+
   @Override
   public final WindowedValue<Object> next() {
     if (!hasNext()) {

@@ -28,7 +28,11 @@ public final class DoFnFunction
     return new Bundle(spec, input);
   }
 
-  private static final class Bundle extends DoFnBundle {
+  /**
+   * The bundle of one partition: pulling its input as its outputs are read, or, without input,
+   * fed by its caller ({@link #processAll}, {@link #end}).
+   */
+  static final class Bundle extends DoFnBundle {
     private final Iterator<WindowedValue<Object>> input;
     private final DoFnRunner<Object, Object> runner;
 
@@ -46,6 +50,15 @@ public final class DoFnFunction
       }
       runner.processElement(input.next());
       return true;
+    }
+
+    /** Push-driven: processes {@code elements}, in order; the outputs are in {@link #buffer}. */
+    void processAll(java.util.List<WindowedValue<Object>> elements) {
+      push(() -> {
+        for (WindowedValue<Object> element : elements) {
+          runner.processElement(element);
+        }
+      });
     }
 
     @Override

@@ -47,6 +47,48 @@ class ParDoTranslatorTest implements java.io.Serializable {
     TestSpark.run(p);
   }
 
+  /**
+   * Three DoFns read one PCollection in one pass: one with two outputs, one with one, and one that
+   * outputs only in {@code @FinishBundle} (how many elements its bundle saw); each gets every
+   * element and keeps its own outputs.
+   */
+  @Test
+  void readersSharingOnePassKeepTheirOutputsApart() {
+    Pipeline p = TestSpark.pipeline();
+    PCollection<Integer> numbers = p.apply(Create.of(1, 2, 3, 4, 5));
+    PCollectionTuple split = numbers.apply("Split", ParDo.of(new SplitFn()).withOutputTags(EVEN, TupleTagList.of(ODD)));
+    PCollection<Integer> tenfold = numbers.apply("Tenfold", ParDo.of(new DoFn<Integer, Integer>() {
+      @ProcessElement
+      public void process(@Element Integer x, OutputReceiver<Integer> out) {
+        out.output(10 * x);
+      }
+    }));
+    PCollection<Integer> seen = numbers.apply("Seen", ParDo.of(new DoFn<Integer, Integer>() {
+      private transient int count;
+
+      @StartBundle
+      public void start() {
+        count = 0;
+      }
+
+      @ProcessElement
+      public void process(@Element Integer x) {
+        count++;
+      }
+
+      @FinishBundle
+      public void finish(FinishBundleContext c) {
+        c.output(count, org.apache.beam.sdk.transforms.windowing.GlobalWindow.INSTANCE.maxTimestamp(),
+            org.apache.beam.sdk.transforms.windowing.GlobalWindow.INSTANCE);
+      }
+    }));
+    PAssert.that(split.get(EVEN)).containsInAnyOrder(2, 4);
+    PAssert.that(split.get(ODD)).containsInAnyOrder("1", "3", "5");
+    PAssert.that(tenfold).containsInAnyOrder(10, 20, 30, 40, 50);
+    PAssert.that(seen.apply(org.apache.beam.sdk.transforms.Sum.integersGlobally())).containsInAnyOrder(5);
+    TestSpark.run(p);
+  }
+
   @Test
   void everySideInputKind() {
     Pipeline p = TestSpark.pipeline();
