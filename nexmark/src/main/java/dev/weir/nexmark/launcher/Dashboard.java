@@ -215,10 +215,9 @@ public final class Dashboard {
     }
 
     OptionalDouble ratio(int query, String peer) {
-      OptionalDouble w = median(query, WEIR);
-      OptionalDouble p = median(query, peer);
-      return w.isPresent() && p.isPresent() && correct(query, WEIR) && correct(query, peer)
-          ? OptionalDouble.of(w.getAsDouble() / p.getAsDouble())
+      // Correct implies at least one run, so both medians are there.
+      return correct(query, WEIR) && correct(query, peer)
+          ? OptionalDouble.of(median(query, WEIR).getAsDouble() / median(query, peer).getAsDouble())
           : OptionalDouble.empty();
     }
 

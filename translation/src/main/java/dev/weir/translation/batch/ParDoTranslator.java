@@ -119,11 +119,20 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
       offset += reader.getOutputs().size();
     }
     ParDo.MultiOutput<?, ?> transform = (ParDo.MultiOutput<?, ?>) context.current().getTransform();
-    List<TupleTag<?>> tags = outputTags(transform.getMainOutputTag(), context);
+    putUnionOutputs(context, outputTags(transform.getMainOutputTag(), context), all, offset);
+  }
+
+  /**
+   * Registers each of the current step's outputs ({@code tags}, main first) as the elements of
+   * {@code union} tagged {@code offset} plus its position, unwrapped.
+   */
+  @SuppressWarnings("unchecked")
+  private static void putUnionOutputs(
+      TranslationContext context, List<TupleTag<?>> tags, Dataset<WindowedValue<Object>> union, int offset) {
     for (int i = 0; i < tags.size(); i++) {
       PCollection<Object> out = (PCollection<Object>) context.outputs().get(tags.get(i));
       context.putDataset(
-          out, all.filter(new HasUnionTag(offset + i)).map(new UnwrapUnion(), TranslationContext.encoder(out)));
+          out, union.filter(new HasUnionTag(offset + i)).map(new UnwrapUnion(), TranslationContext.encoder(out)));
     }
   }
 
@@ -210,11 +219,7 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
     Dataset<WindowedValue<Object>> union =
         context.persistShared(
             run.apply((Encoder) CoderEncoders.windowed(UnionCoder.of(coders), TranslationContext.windowCoder(first))));
-    for (int i = 0; i < tags.size(); i++) {
-      PCollection<Object> out = (PCollection<Object>) outputs.get(tags.get(i));
-      context.putDataset(
-          out, union.filter(new HasUnionTag(i)).map(new UnwrapUnion(), TranslationContext.encoder(out)));
-    }
+    putUnionOutputs(context, tags, union, 0);
   }
 
   /**
