@@ -27,13 +27,9 @@ import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.function.FilterFunction;
-import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.api.java.function.MapFunction;
-import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoder;
-import org.apache.spark.sql.Encoders;
-import org.apache.spark.sql.functions;
 import org.apache.beam.sdk.coders.KvCoder;
 import scala.Tuple3;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -41,8 +37,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 /**
  * {@code ParDo.MultiOutput} in batch: one {@code mapPartitions} running the DoFn per partition.
  * Spark pipelines consecutive ParDos into one stage. A stateful DoFn (state, timers or
- * time-sorted input) first has its input shuffled by key and sorted by timestamp. With several outputs the DoFn writes a
- * tagged union once, persisted, and each output is a filter of it.
+ * time-sorted input) first has its input shuffled by key, each key's elements together. With
+ * several outputs the DoFn writes a tagged union once, persisted, and each output is a filter of
+ * it.
  */
 public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOutput<?, ?>> {
 
@@ -79,10 +76,14 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
     }
     List<TupleTag<?>> tags = outputTags(transform.getMainOutputTag(), context);
     DoFnSpec spec = spec(transform, context);
-    boolean timeSorted = DoFnSignatures.requiresTimeSortedInput(transform.getFn());
-    boolean stateful = timeSorted || DoFnSignatures.isStateful(transform.getFn());
+    boolean stateful =
+        DoFnSignatures.requiresTimeSortedInput(transform.getFn()) || DoFnSignatures.isStateful(transform.getFn());
+    if (stateful) {
+      putOutputs(context, tags, encoder -> runStateful(spec, context, encoder));
+      return;
+    }
     Dataset<WindowedValue<Object>> in = context.dataset(input);
-    putOutputs(context, tags, encoder -> run(in, spec, stateful, timeSorted, context, encoder));
+    putOutputs(context, tags, encoder -> in.mapPartitions(new DoFnFunction(spec), encoder));
   }
 
   /**
@@ -223,43 +224,24 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
   }
 
   /**
-   * A stateless DoFn maps each partition as it is. A stateful one needs each key's elements
-   * together: one shuffle by the Beam-encoded key, then a sort within partitions by the key's
-   * hash ({@link GroupByKeyTranslator#hash64}: a sort on longs, which compares no key bytes) and
-   * by arrival order (partition, position), so that a key's elements keep the order they were
-   * produced in; with {@code @RequiresTimeSortedInput} they are sorted by timestamp after the
-   * hash. Keys whose hashes collide share a run, which {@link StatefulDoFnFunction} tells apart.
-   * Spark spills the sort to disk when it must.
+   * A stateful DoFn needs each key's elements together, in the order they were produced:
+   * {@link HashSortedShuffle}, then {@link StatefulDoFnFunction} over each partition (where Beam's
+   * runner puts a key's elements in timestamp order for {@code @RequiresTimeSortedInput}).
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private static Dataset<WindowedValue<Object>> run(
-      Dataset<WindowedValue<Object>> in,
-      DoFnSpec spec,
-      boolean stateful,
-      boolean timeSorted,
-      TranslationContext context,
-      Encoder<WindowedValue<Object>> outputEncoder) {
-    if (!stateful) {
-      return in.mapPartitions(new DoFnFunction(spec), outputEncoder);
-    }
+  private static Dataset<WindowedValue<Object>> runStateful(
+      DoFnSpec spec, TranslationContext context, Encoder<WindowedValue<Object>> outputEncoder) {
     PCollection<Object> input = context.input();
     Coder<Object> keyCoder = ((KvCoder<Object, Object>) (Coder<?>) input.getCoder()).getKeyCoder();
-    int partitions = context.shufflePartitions();
-    Encoder<Tuple3<Long, byte[], WindowedValue<Object>>> keyed =
-        Encoders.tuple(Encoders.LONG(), Encoders.BINARY(), TranslationContext.encoder(input));
-    Column[] order =
-        timeSorted
-            ? new Column[] {functions.col("_1"), functions.col("_3.timestamp"), functions.col("_seq")}
-            : new Column[] {functions.col("_1"), functions.col("_seq")};
-    return in.flatMap(
-            (FlatMapFunction) new GroupByKeyTranslator.HashedGroupingKey(new GroupByKeyTranslator.GroupingKey(keyCoder, null)),
-            (Encoder) keyed)
-        .withColumn("_seq", functions.monotonically_increasing_id())
-        .repartition(partitions, functions.col("_1"))
-        .sortWithinPartitions(order)
-        .drop("_seq")
-        .as(keyed)
-        .mapPartitions(new StatefulDoFnFunction(spec, context.policies()), outputEncoder);
+    JavaRDD<Tuple3<Long, byte[], WindowedValue<Object>>> byKey =
+        HashSortedShuffle.sorted(
+            context.rdd(input),
+            new GroupByKeyTranslator.GroupingKey(keyCoder, null),
+            (Coder) SideInputData.elementCoder(input),
+            context.shufflePartitions());
+    JavaRDD<WindowedValue<Object>> out =
+        Rdds.mapPartitions(byKey, new StatefulDoFnFunction(spec, context.policies()), false);
+    return context.session().createDataset(out.rdd(), outputEncoder);
   }
 
   private static final class HasUnionTag implements FilterFunction<WindowedValue<Object>> {

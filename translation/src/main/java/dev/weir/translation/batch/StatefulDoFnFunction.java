@@ -8,6 +8,7 @@ import dev.weir.translation.TimePolicies;
 import dev.weir.translation.runtime.TimerAdvance;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import org.apache.beam.runners.core.DoFnRunner;
@@ -26,14 +27,14 @@ import org.apache.beam.sdk.transforms.reflect.DoFnSignatures;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.WindowedValue;
-import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.api.java.function.FlatMapFunction;
 import org.joda.time.Instant;
 import scala.Tuple3;
 
 /**
  * Runs a stateful DoFn in batch over one Spark partition whose elements arrive as (key hash, key
- * bytes, element), grouped by the hash of the Beam-encoded key and, within a key, in arrival (or
- * timestamp) order. Each key gets in-memory state and timers for as long as its hash's run lasts:
+ * bytes, element), grouped by the hash of the Beam-encoded key and, within a key, in arrival
+ * order. Each key gets in-memory state and timers for as long as its hash's run lasts:
  * one key, or the few whose hashes collide, so memory is bounded by their state.
  *
  * <p>The watermark is perfect: it stays at the beginning of time while a key's elements are
@@ -45,7 +46,7 @@ import scala.Tuple3;
  * ignores any they set.
  */
 final class StatefulDoFnFunction
-    implements MapPartitionsFunction<Tuple3<Long, byte[], WindowedValue<Object>>, WindowedValue<Object>> {
+    implements FlatMapFunction<Iterator<Tuple3<Long, byte[], WindowedValue<Object>>>, WindowedValue<Object>> {
   private final DoFnSpec spec;
   private final TimerAdvance timerAdvance;
 
@@ -56,10 +57,20 @@ final class StatefulDoFnFunction
 
   @Override
   public Iterator<WindowedValue<Object>> call(Iterator<Tuple3<Long, byte[], WindowedValue<Object>>> input) {
-    return new KeyedBundle(input);
+    // The DoFn is set up only once the partition's first element is here: an empty partition
+    // sets up none, and a task that Spark kills while it waits for its shuffle input (its job
+    // failed elsewhere) has set up no instance that then sees no element. Once it has one, the
+    // first element is processed before the input is asked again, which is where Spark checks
+    // for a kill.
+    if (!input.hasNext()) {
+      return Collections.emptyIterator();
+    }
+    return new KeyedBundle(input.next(), input);
   }
 
   private final class KeyedBundle extends DoFnBundle {
+    /** The partition's first element, until it is processed. */
+    private Tuple3<Long, byte[], WindowedValue<Object>> first;
     private final Iterator<Tuple3<Long, byte[], WindowedValue<Object>>> input;
     private final DoFnRunner<Object, Object> bundleRunner;
     /**
@@ -75,8 +86,9 @@ final class StatefulDoFnFunction
     private long runHash;
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    KeyedBundle(Iterator<Tuple3<Long, byte[], WindowedValue<Object>>> input) {
+    KeyedBundle(Tuple3<Long, byte[], WindowedValue<Object>> first, Iterator<Tuple3<Long, byte[], WindowedValue<Object>>> input) {
       super(StatefulDoFnFunction.this.spec);
+      this.first = first;
       this.input = input;
       bundleRunner = simpleRunner(new KeyStepContext(spec.stepName, null, null, bundleFinalizer()));
       keyRunner =
@@ -88,18 +100,23 @@ final class StatefulDoFnFunction
               spec.windowingStrategy,
               currentKey,
               (StatefulDoFnRunner.StateCleaner) currentKey,
-              // The input arrives sorted by timestamp already; this only tells the runner
-              // that @RequiresTimeSortedInput is honoured.
+              // With @RequiresTimeSortedInput the runner buffers a key's elements in its state
+              // and hands them over in timestamp order as the watermark passes them: here at
+              // the end of the key's input.
               DoFnSignatures.requiresTimeSortedInput(fn));
       startBundle(bundleRunner);
     }
 
     @Override
     protected boolean processNext() throws Exception {
-      if (!input.hasNext()) {
+      Tuple3<Long, byte[], WindowedValue<Object>> next = first;
+      if (next != null) {
+        first = null;
+      } else if (input.hasNext()) {
+        next = input.next();
+      } else {
         return false;
       }
-      Tuple3<Long, byte[], WindowedValue<Object>> next = input.next();
       if (current == null || !Arrays.equals(current.bytes, next._2())) {
         if (current != null && runHash != next._1()) {
           endRun();
