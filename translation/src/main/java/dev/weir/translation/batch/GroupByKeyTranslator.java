@@ -1,5 +1,7 @@
 package dev.weir.translation.batch;
 
+import dev.weir.translation.Rdds;
+import dev.weir.translation.SideInputData;
 import dev.weir.translation.StepFailure;
 import dev.weir.translation.TimePolicies;
 import dev.weir.translation.TransformTranslator;
@@ -23,20 +25,19 @@ import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.beam.sdk.values.WindowedValues;
 import org.apache.beam.sdk.values.WindowingStrategy;
+import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.api.java.function.FlatMapGroupsFunction;
 import org.apache.spark.api.java.function.MapFunction;
-import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Encoders;
-import org.apache.spark.sql.functions;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 import scala.Tuple3;
 
 /**
  * {@code GroupByKey} in batch: one Spark shuffle on the Beam-encoded key (plus the window, for
- * non-merging WindowFns), each partition sorted by that key's hash ({@link #hash64}), then each
- * group becomes one pane per window. Merging WindowFns
+ * non-merging WindowFns), each partition sorted by that key's hash ({@link HashSortedShuffle}),
+ * then each group becomes one pane per window. Merging WindowFns
  * (sessions, custom) group by key alone and merge that key's windows in memory. Key equality is
  * Beam's: equal encodings under the (deterministic) key coder. With {@code --windowTriggers=ALLOW}
  * a non-default trigger runs per key in {@link TriggeredGroupAlsoByWindow} instead.
@@ -48,7 +49,7 @@ public final class GroupByKeyTranslator implements TransformTranslator<GroupByKe
   }
 
   @Override
-  @SuppressWarnings("unchecked")
+  @SuppressWarnings({"unchecked", "rawtypes"})
   public void translate(GroupByKey<?, ?> transform, TranslationContext context) {
     PCollection<KV<Object, Object>> input = context.input();
     PCollection<KV<Object, Iterable<Object>>> out = context.output();
@@ -70,26 +71,19 @@ public final class GroupByKeyTranslator implements TransformTranslator<GroupByKe
     boolean merging = !strategy.getWindowFn().isNonMerging();
     GroupingKey groupingKey =
         new GroupingKey(kvCoder.getKeyCoder(), merging ? null : strategy.getWindowFn().windowCoder());
-    int partitions = context.shufflePartitions();
-    context.putDataset(
-        out,
-        context
-            .dataset(input)
-            .flatMap(
-                new HashedGroupingKey(groupingKey),
-                Encoders.tuple(Encoders.LONG(), Encoders.BINARY(), TranslationContext.encoder(input)))
-            .repartition(partitions, functions.col("_1"))
-            .sortWithinPartitions(functions.col("_1"))
-            .mapPartitions(
-                new HashRunGroups(new GroupAlsoByWindow(context.stepName(), strategy, merging)),
-                TranslationContext.encoder(out)));
+    JavaRDD<Tuple3<Long, byte[], WindowedValue<Object>>> byKey =
+        HashSortedShuffle.sorted(
+            (JavaRDD) context.rdd(input), groupingKey, (Coder) SideInputData.elementCoder(input), context.shufflePartitions());
+    JavaRDD<WindowedValue<KV<Object, Iterable<Object>>>> grouped =
+        Rdds.mapPartitions(
+            (JavaRDD) byKey, new HashRunGroups(new GroupAlsoByWindow(context.stepName(), strategy, merging)), false);
+    context.putDataset(out, context.session().createDataset(grouped.rdd(), TranslationContext.encoder(out)));
   }
 
   /**
-   * A 64-bit hash of a grouping key's bytes. Sorting by it alone brings equal keys together at
-   * the cost of a sort on one long (Spark radix-sorts it, comparing no rows), where sorting by
-   * the bytes themselves copies both keys out of their rows at every comparison of equal
-   * prefixes. Keys whose hashes collide share a run, which {@link HashRunGroups} splits.
+   * A 64-bit hash of a grouping key's bytes. Sorting by it brings equal keys together and
+   * compares eight bytes whatever the key's length ({@link HashSortedShuffle}). Keys whose hashes
+   * collide share a run, which {@link HashRunGroups} (or the stateful ParDo) splits.
    */
   static long hash64(byte[] bytes) {
     long h = 0xcbf29ce484222325L; // FNV-1a 64
@@ -106,43 +100,13 @@ public final class GroupByKeyTranslator implements TransformTranslator<GroupByKe
     return h;
   }
 
-  /** One (hash, grouping key, element) per window of an element. */
-  static final class HashedGroupingKey
-      implements FlatMapFunction<WindowedValue<KV<Object, Object>>, Tuple3<Long, byte[], WindowedValue<KV<Object, Object>>>> {
-    private final GroupingKey groupingKey;
-
-    HashedGroupingKey(GroupingKey groupingKey) {
-      this.groupingKey = groupingKey;
-    }
-
-    @Override
-    @SuppressWarnings("unchecked")
-    public Iterator<Tuple3<Long, byte[], WindowedValue<KV<Object, Object>>>> call(WindowedValue<KV<Object, Object>> value)
-        throws IOException {
-      if (value.getWindows().size() == 1) {
-        return List.of(hashed(value)).iterator();
-      }
-      List<Tuple3<Long, byte[], WindowedValue<KV<Object, Object>>>> out = new ArrayList<>(value.getWindows().size());
-      for (WindowedValue<KV<Object, Object>> single : (Iterable<WindowedValue<KV<Object, Object>>>) value.explodeWindows()) {
-        out.add(hashed(single));
-      }
-      return out.iterator();
-    }
-
-    private Tuple3<Long, byte[], WindowedValue<KV<Object, Object>>> hashed(WindowedValue<KV<Object, Object>> single)
-        throws IOException {
-      byte[] bytes = groupingKey.call(single);
-      return new Tuple3<>(hash64(bytes), bytes, single);
-    }
-  }
-
   /**
    * Groups a partition sorted by grouping-key hash: each run of one hash is split by the key bytes
    * (one group, unless hashes collide), and each group goes through {@link GroupAlsoByWindow}.
    * Holds one run at a time.
    */
   static final class HashRunGroups
-      implements MapPartitionsFunction<Tuple3<Long, byte[], WindowedValue<KV<Object, Object>>>, WindowedValue<KV<Object, Iterable<Object>>>> {
+      implements FlatMapFunction<Iterator<Tuple3<Long, byte[], WindowedValue<KV<Object, Object>>>>, WindowedValue<KV<Object, Iterable<Object>>>> {
     private final GroupAlsoByWindow groupAlsoByWindow;
 
     HashRunGroups(GroupAlsoByWindow groupAlsoByWindow) {

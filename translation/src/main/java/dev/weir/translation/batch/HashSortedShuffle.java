@@ -16,10 +16,14 @@ import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.util.VarInt;
 import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.spark.Partitioner;
-import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.rdd.RDD;
+import org.apache.spark.rdd.ShuffledRDD;
 import scala.Tuple2;
 import scala.Tuple3;
+import scala.math.Ordering;
+import scala.reflect.ClassTag;
+import scala.reflect.ClassTag$;
 
 /**
  * Brings each key's elements together for a batch step that reads them key by key: one shuffle
@@ -48,11 +52,13 @@ final class HashSortedShuffle {
       GroupByKeyTranslator.GroupingKey groupingKey,
       Coder<WindowedValue<Object>> elementCoder,
       int partitions) {
-    JavaPairRDD<byte[], byte[]> keyed =
-        JavaPairRDD.fromJavaRDD(Rdds.mapPartitions(input, new Encode(groupingKey, elementCoder), false));
-    JavaPairRDD<byte[], byte[]> shuffled =
-        keyed.repartitionAndSortWithinPartitions(new ByHash(partitions), new Unsigned());
-    return Rdds.mapPartitions(shuffled, new Decode(elementCoder), true);
+    JavaRDD<Tuple2<byte[], byte[]>> keyed = Rdds.mapPartitions(input, new Encode(groupingKey, elementCoder), false);
+    ClassTag<byte[]> bytes = ClassTag$.MODULE$.apply(byte[].class);
+    ShuffledRDD<byte[], byte[], byte[]> shuffled =
+        new ShuffledRDD<byte[], byte[], byte[]>((RDD) keyed.rdd(), new ByHash(partitions), bytes, bytes, bytes)
+            .setKeyOrdering(Ordering.comparatorToOrdering(new Unsigned()))
+            .setSerializer(new ByteArraySerializer());
+    return Rdds.mapPartitions(new JavaRDD<Tuple2<byte[], byte[]>>((RDD) shuffled, (ClassTag) ClassTag$.MODULE$.apply(Tuple2.class)), new Decode(elementCoder), true);
   }
 
   /**
