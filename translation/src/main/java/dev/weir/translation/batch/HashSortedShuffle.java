@@ -53,12 +53,21 @@ final class HashSortedShuffle {
       Coder<WindowedValue<Object>> elementCoder,
       int partitions) {
     JavaRDD<Tuple2<byte[], byte[]>> keyed = Rdds.mapPartitions(input, new Encode(groupingKey, elementCoder), false);
+    return Rdds.mapPartitions(sortedByKey(keyed, new ByHash(partitions)), new Decode(elementCoder), false);
+  }
+
+  /**
+   * Byte-array records shuffled into {@code partitioner}'s partitions, each sorted by key, bytes
+   * compared unsigned; written as they are ({@link ByteArraySerializer}).
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  static JavaRDD<Tuple2<byte[], byte[]>> sortedByKey(JavaRDD<Tuple2<byte[], byte[]>> records, Partitioner partitioner) {
     ClassTag<byte[]> bytes = ClassTag$.MODULE$.apply(byte[].class);
     ShuffledRDD<byte[], byte[], byte[]> shuffled =
-        new ShuffledRDD<byte[], byte[], byte[]>((RDD) keyed.rdd(), new ByHash(partitions), bytes, bytes, bytes)
+        new ShuffledRDD<byte[], byte[], byte[]>((RDD) records.rdd(), partitioner, bytes, bytes, bytes)
             .setKeyOrdering(Ordering.comparatorToOrdering(new Unsigned()))
             .setSerializer(new ByteArraySerializer());
-    return Rdds.mapPartitions(new JavaRDD<Tuple2<byte[], byte[]>>((RDD) shuffled, (ClassTag) ClassTag$.MODULE$.apply(Tuple2.class)), new Decode(elementCoder), true);
+    return new JavaRDD<>((RDD) shuffled, (ClassTag) ClassTag$.MODULE$.apply(Tuple2.class));
   }
 
   /**

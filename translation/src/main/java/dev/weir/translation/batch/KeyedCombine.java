@@ -1,6 +1,7 @@
 package dev.weir.translation.batch;
 
 import dev.weir.encoders.CoderBytes;
+import dev.weir.translation.Rdds;
 import dev.weir.translation.StepFailure;
 import dev.weir.translation.runtime.CombineBuffer;
 import dev.weir.translation.runtime.KeyWindowCombiner;
@@ -13,10 +14,9 @@ import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.WindowedValue;
-import org.apache.spark.HashPartitioner;
+import org.apache.spark.Partitioner;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.function.FlatMapFunction;
-import org.apache.spark.api.java.function.PairFlatMapFunction;
 import scala.Tuple2;
 
 /**
@@ -58,14 +58,41 @@ final class KeyedCombine {
 
   static JavaRDD<WindowedValue<KV<Object, Object>>> combine(
       JavaRDD<WindowedValue<KV<Object, Object>>> input, Spec spec, int partitions) {
-    return input
-        .mapPartitionsToPair(new MapSide(spec))
-        .repartitionAndSortWithinPartitions(new HashPartitioner(partitions))
-        .mapPartitions(new ReduceSide(spec));
+    JavaRDD<Tuple2<byte[], byte[]>> accumulators = Rdds.mapPartitions(input, new MapSide(spec), false);
+    return Rdds.mapPartitions(HashSortedShuffle.sortedByKey(accumulators, new ByKeyBytes(partitions)), new ReduceSide(spec), false);
   }
 
-  /** A (key, window) as the bytes of their Beam encodings; ordered, so that a sort groups them. */
-  static final class KeyBytes implements Serializable, Comparable<KeyBytes> {
+  /** The partition of a (key, window)'s bytes: their hash modulo the partitions. */
+  private static final class ByKeyBytes extends Partitioner {
+    private final int partitions;
+
+    ByKeyBytes(int partitions) {
+      this.partitions = partitions;
+    }
+
+    @Override
+    public int numPartitions() {
+      return partitions;
+    }
+
+    @Override
+    public int getPartition(Object keyBytes) {
+      return Math.floorMod(Arrays.hashCode((byte[]) keyBytes), partitions);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof ByKeyBytes && ((ByKeyBytes) o).partitions == partitions;
+    }
+
+    @Override
+    public int hashCode() {
+      return partitions;
+    }
+  }
+
+  /** A (key, window) as the bytes of their Beam encodings, as a map's key. */
+  static final class KeyBytes {
     final byte[] bytes;
     private final int hash;
 
@@ -83,16 +110,11 @@ final class KeyedCombine {
     public int hashCode() {
       return hash;
     }
-
-    @Override
-    public int compareTo(KeyBytes other) {
-      return Arrays.compareUnsigned(bytes, other.bytes);
-    }
   }
 
   /** Adds a partition's elements into accumulators ({@link PartialCombine}) and sends each on, encoded. */
   private static final class MapSide
-      implements PairFlatMapFunction<Iterator<WindowedValue<KV<Object, Object>>>, KeyBytes, byte[]> {
+      implements FlatMapFunction<Iterator<WindowedValue<KV<Object, Object>>>, Tuple2<byte[], byte[]>> {
     private final Spec spec;
 
     MapSide(Spec spec) {
@@ -100,7 +122,7 @@ final class KeyedCombine {
     }
 
     @Override
-    public Iterator<Tuple2<KeyBytes, byte[]>> call(Iterator<WindowedValue<KV<Object, Object>>> input) {
+    public Iterator<Tuple2<byte[], byte[]>> call(Iterator<WindowedValue<KV<Object, Object>>> input) {
       PartialCombine partial = new PartialCombine(input, spec.combiner, spec.keyCoder, spec.windowCoder, spec.mapSideEntries);
       /* The same (key, window) bytes as the GroupByKey translation groups by. */
       GroupByKeyTranslator.GroupingKey groupingKey = new GroupByKeyTranslator.GroupingKey(spec.keyCoder, spec.windowCoder);
@@ -111,10 +133,10 @@ final class KeyedCombine {
         }
 
         @Override
-        public Tuple2<KeyBytes, byte[]> next() {
+        public Tuple2<byte[], byte[]> next() {
           CombineBuffer buffer = partial.next();
           try {
-            return new Tuple2<>(new KeyBytes(groupingKey.bytes(buffer.key, buffer.window)), spec.buffers.encode(buffer));
+            return new Tuple2<>(groupingKey.bytes(buffer.key, buffer.window), spec.buffers.encode(buffer));
           } catch (Exception ex) {
             throw new StepFailure(spec.combiner.stepName(), ex);
           }
@@ -125,7 +147,7 @@ final class KeyedCombine {
 
   /** Merges the accumulators of each (key, window), which arrive one after the other, and extracts the outputs. */
   private static final class ReduceSide
-      implements FlatMapFunction<Iterator<Tuple2<KeyBytes, byte[]>>, WindowedValue<KV<Object, Object>>> {
+      implements FlatMapFunction<Iterator<Tuple2<byte[], byte[]>>, WindowedValue<KV<Object, Object>>> {
     private final Spec spec;
 
     ReduceSide(Spec spec) {
@@ -133,9 +155,9 @@ final class KeyedCombine {
     }
 
     @Override
-    public Iterator<WindowedValue<KV<Object, Object>>> call(Iterator<Tuple2<KeyBytes, byte[]>> sorted) {
+    public Iterator<WindowedValue<KV<Object, Object>>> call(Iterator<Tuple2<byte[], byte[]>> sorted) {
       return new Iterator<>() {
-        Tuple2<KeyBytes, byte[]> pending = sorted.hasNext() ? sorted.next() : null;
+        Tuple2<byte[], byte[]> pending = sorted.hasNext() ? sorted.next() : null;
 
         @Override
         public boolean hasNext() {
@@ -147,12 +169,12 @@ final class KeyedCombine {
           if (pending == null) {
             throw new NoSuchElementException();
           }
-          KeyBytes key = pending._1();
+          byte[] key = pending._1();
           CombineBuffer merged = decode(pending._2());
           pending = null;
           while (sorted.hasNext()) {
-            Tuple2<KeyBytes, byte[]> next = sorted.next();
-            if (!next._1().equals(key)) {
+            Tuple2<byte[], byte[]> next = sorted.next();
+            if (!Arrays.equals(next._1(), key)) {
               pending = next;
               break;
             }
