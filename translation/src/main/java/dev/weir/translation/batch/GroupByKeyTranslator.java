@@ -73,6 +73,7 @@ public final class GroupByKeyTranslator implements TransformTranslator<GroupByKe
         new GroupingKey(kvCoder.getKeyCoder(), merging ? null : strategy.getWindowFn().windowCoder());
     JavaRDD<Tuple3<Long, byte[], WindowedValue<Object>>> byKey =
         HashSortedShuffle.sorted(
+            context.stepName(),
             (JavaRDD) context.rdd(input), groupingKey, (Coder) SideInputData.elementCoder(input), context.shufflePartitions());
     JavaRDD<WindowedValue<KV<Object, Iterable<Object>>>> grouped =
         Rdds.mapPartitions(

@@ -1,6 +1,7 @@
 package dev.weir.translation.batch;
 
 import dev.weir.translation.Rdds;
+import dev.weir.translation.StepFailure;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -29,9 +30,8 @@ import scala.reflect.ClassTag$;
  * Brings each key's elements together for a batch step that reads them key by key: one shuffle
  * by the hash of the Beam-encoded key ({@link GroupByKeyTranslator#hash64}), sorted within each
  * partition by that hash, then by arrival order (partition, position), so that a key's elements
- * keep the order they were produced in. Keys
- * whose hashes collide share a run, which the reader tells apart by the key bytes it gets with
- * each element.
+ * keep the order they were produced in. Keys whose hashes collide share a run, which the reader
+ * tells apart by the key bytes it gets with each element.
  *
  * <p>An RDD shuffle of byte arrays rather than a Dataset plan: the same few classes run it for
  * every pipeline, so they are compiled and hot after the first, where a Dataset plan generates
@@ -44,16 +44,18 @@ final class HashSortedShuffle {
 
   /**
    * {@code input}, one element per window, keyed by {@code groupingKey}, in {@code partitions}
-   * partitions, each sorted as above, as (key hash, key bytes, element).
+   * partitions, each sorted as above, as (key hash, key bytes, element); a coder's failure names
+   * {@code stepName}.
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
   static JavaRDD<Tuple3<Long, byte[], WindowedValue<Object>>> sorted(
+      String stepName,
       JavaRDD<WindowedValue<Object>> input,
       GroupByKeyTranslator.GroupingKey groupingKey,
       Coder<WindowedValue<Object>> elementCoder,
       int partitions) {
-    JavaRDD<Tuple2<byte[], byte[]>> keyed = Rdds.mapPartitions(input, new Encode(groupingKey, elementCoder), false);
-    return Rdds.mapPartitions(sortedByKey(keyed, new ByHash(partitions)), new Decode(elementCoder), false);
+    JavaRDD<Tuple2<byte[], byte[]>> keyed = Rdds.mapPartitions(input, new Encode(stepName, groupingKey, elementCoder), false);
+    return Rdds.mapPartitions(sortedByKey(keyed, new ByHash(partitions)), new Decode(stepName, elementCoder), false);
   }
 
   /**
@@ -72,14 +74,17 @@ final class HashSortedShuffle {
 
   /**
    * Each element (per window) as (sort key, record): the sort key is its key hash and arrival
-   * sequence, big-endian, the hash's sign bit flipped so that bytes compare as the numbers do; the record is the key bytes, length first, then the element's encoding.
+   * sequence, big-endian, the hash's sign bit flipped so that bytes compare as the numbers do;
+   * the record is the key bytes, length first, then the element's encoding.
    */
   private static final class Encode
       implements Rdds.PartitionFunction<WindowedValue<Object>, Tuple2<byte[], byte[]>> {
+    private final String stepName;
     private final GroupByKeyTranslator.GroupingKey groupingKey;
     private final Coder<WindowedValue<Object>> elementCoder;
 
-    Encode(GroupByKeyTranslator.GroupingKey groupingKey, Coder<WindowedValue<Object>> elementCoder) {
+    Encode(String stepName, GroupByKeyTranslator.GroupingKey groupingKey, Coder<WindowedValue<Object>> elementCoder) {
+      this.stepName = stepName;
       this.groupingKey = groupingKey;
       this.elementCoder = elementCoder;
     }
@@ -105,8 +110,8 @@ final class HashSortedShuffle {
           }
           try {
             return encode(windows.next());
-          } catch (IOException e) {
-            throw new IllegalStateException("Could not encode an element for the shuffle by key", e);
+          } catch (IOException | RuntimeException e) {
+            throw new StepFailure(stepName, e);
           }
         }
 
@@ -140,9 +145,11 @@ final class HashSortedShuffle {
   /** The (key hash, key bytes, element) of each shuffled record, in the order they come. */
   private static final class Decode
       implements Rdds.PartitionFunction<Tuple2<byte[], byte[]>, Tuple3<Long, byte[], WindowedValue<Object>>> {
+    private final String stepName;
     private final Coder<WindowedValue<Object>> elementCoder;
 
-    Decode(Coder<WindowedValue<Object>> elementCoder) {
+    Decode(String stepName, Coder<WindowedValue<Object>> elementCoder) {
+      this.stepName = stepName;
       this.elementCoder = elementCoder;
     }
 
@@ -168,8 +175,8 @@ final class HashSortedShuffle {
             }
             long hash = ByteBuffer.wrap(shuffled._1()).getLong() ^ Long.MIN_VALUE;
             return new Tuple3<>(hash, key, elementCoder.decode(record));
-          } catch (IOException e) {
-            throw new IllegalStateException("Could not decode an element after the shuffle by key", e);
+          } catch (IOException | RuntimeException e) {
+            throw new StepFailure(stepName, e);
           }
         }
       };

@@ -235,6 +235,7 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
     Coder<Object> keyCoder = ((KvCoder<Object, Object>) (Coder<?>) input.getCoder()).getKeyCoder();
     JavaRDD<Tuple3<Long, byte[], WindowedValue<Object>>> byKey =
         HashSortedShuffle.sorted(
+            context.stepName(),
             context.rdd(input),
             new GroupByKeyTranslator.GroupingKey(keyCoder, null),
             (Coder) SideInputData.elementCoder(input),

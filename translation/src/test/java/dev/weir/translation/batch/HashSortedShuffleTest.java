@@ -3,19 +3,25 @@ package dev.weir.translation.batch;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.containsInAnyOrder;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.weir.translation.CoderFunctions;
 import dev.weir.translation.TestSpark;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import org.apache.beam.sdk.coders.AtomicCoder;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
@@ -56,7 +62,7 @@ class HashSortedShuffleTest {
     }
     Coder<Object> keyCoder = (Coder) StringUtf8Coder.of();
     List<List<Shuffled>> partitions =
-        HashSortedShuffle.sorted(parallelize(sc, input, elementCoder(), 2), new GroupByKeyTranslator.GroupingKey(keyCoder, null), elementCoder(), 3)
+        HashSortedShuffle.sorted("Shuffle", parallelize(sc, input, elementCoder(), 2), new GroupByKeyTranslator.GroupingKey(keyCoder, null), elementCoder(), 3)
             .map(Shuffled::of)
             .glom()
             .collect();
@@ -98,10 +104,26 @@ class HashSortedShuffleTest {
     Coder<WindowedValue<Object>> coder =
         (Coder) WindowedValues.getFullCoder(KvCoder.of(StringUtf8Coder.of(), VarIntCoder.of()), IntervalWindow.getCoder());
     List<String> windows =
-        HashSortedShuffle.sorted(parallelize(sc, List.of(both), coder, 1), new GroupByKeyTranslator.GroupingKey(keyCoder, null), coder, 1)
+        HashSortedShuffle.sorted("Shuffle", parallelize(sc, List.of(both), coder, 1), new GroupByKeyTranslator.GroupingKey(keyCoder, null), coder, 1)
             .map(e -> e._3().getValue() + " in " + e._3().getWindows())
             .collect();
     assertThat(windows, containsInAnyOrder("KV{k, 1} in [" + first + "]", "KV{k, 1} in [" + second + "]"));
+  }
+
+  /** A key its coder cannot encode fails the job with an error that names the step. */
+  @Test
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  void aKeyThatCannotBeEncodedNamesTheStep() throws Exception {
+    JavaSparkContext sc = JavaSparkContext.fromSparkContext(TestSpark.session().sparkContext());
+    WindowedValue<Object> element = WindowedValues.of(KV.of("k", 1), new Instant(0), GlobalWindow.INSTANCE, PaneInfo.NO_FIRING);
+    Coder<Object> refusing = (Coder) new RefusingCoder();
+    JavaRDD<WindowedValue<Object>> input = parallelize(sc, List.of(element), elementCoder(), 1);
+    Exception e =
+        assertThrows(
+            Exception.class,
+            () -> HashSortedShuffle.sorted("Group/ByKey", input, new GroupByKeyTranslator.GroupingKey(refusing, null), elementCoder(), 1).count());
+    assertThat(e.getMessage(), containsString("Step 'Group/ByKey' failed"));
+    assertThat(e.getMessage(), containsString("cannot encode k"));
   }
 
   /**
@@ -137,6 +159,19 @@ class HashSortedShuffleTest {
     }
     byte[] one = arrays.get(10);
     assertThat(serializer.deserialize(serializer.serialize(one, tag), tag), equalTo(one));
+  }
+
+  /** A key coder that encodes nothing. */
+  private static final class RefusingCoder extends AtomicCoder<String> {
+    @Override
+    public void encode(String value, OutputStream out) throws IOException {
+      throw new IOException("cannot encode " + value);
+    }
+
+    @Override
+    public String decode(InputStream in) {
+      throw new UnsupportedOperationException();
+    }
   }
 
   /** One shuffled element, in what a test can collect (a WindowedValue is not Java-serializable). */
