@@ -73,20 +73,12 @@ final class ByteArraySerializer extends Serializer implements Serializable {
 
         @Override
         public void flush() {
-          try {
-            data.flush();
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
+          unchecked(data::flush);
         }
 
         @Override
         public void close() {
-          try {
-            data.close();
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
+          unchecked(data::close);
         }
       };
     }
@@ -112,13 +104,22 @@ final class ByteArraySerializer extends Serializer implements Serializable {
 
         @Override
         public void close() {
-          try {
-            data.close();
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
+          unchecked(data::close);
         }
       };
+    }
+  }
+
+  /** A stream operation whose {@link IOException} Spark's callers, in Scala, do not declare. */
+  private interface StreamWork {
+    void run() throws IOException;
+  }
+
+  private static void unchecked(StreamWork work) {
+    try {
+      work.run();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 

@@ -16,7 +16,6 @@ import java.util.NoSuchElementException;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.util.VarInt;
 import org.apache.beam.sdk.values.WindowedValue;
-import org.apache.spark.Partitioner;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.rdd.ShuffledRDD;
@@ -63,7 +62,7 @@ final class HashSortedShuffle {
    * compared unsigned; written as they are ({@link ByteArraySerializer}).
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  static JavaRDD<Tuple2<byte[], byte[]>> sortedByKey(JavaRDD<Tuple2<byte[], byte[]>> records, Partitioner partitioner) {
+  static JavaRDD<Tuple2<byte[], byte[]>> sortedByKey(JavaRDD<Tuple2<byte[], byte[]>> records, BytesPartitioner partitioner) {
     ClassTag<byte[]> bytes = ClassTag$.MODULE$.apply(byte[].class);
     ShuffledRDD<byte[], byte[], byte[]> shuffled =
         new ShuffledRDD<byte[], byte[], byte[]>((RDD) records.rdd(), partitioner, bytes, bytes, bytes)
@@ -184,31 +183,14 @@ final class HashSortedShuffle {
   }
 
   /** The partition of a sort key's hash (its first eight bytes). */
-  private static final class ByHash extends Partitioner {
-    private final int partitions;
-
+  private static final class ByHash extends BytesPartitioner {
     ByHash(int partitions) {
-      this.partitions = partitions;
+      super(partitions);
     }
 
     @Override
-    public int numPartitions() {
-      return partitions;
-    }
-
-    @Override
-    public int getPartition(Object sortKey) {
-      return Math.floorMod(ByteBuffer.wrap((byte[]) sortKey).getLong(), partitions);
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof ByHash && ((ByHash) o).partitions == partitions;
-    }
-
-    @Override
-    public int hashCode() {
-      return partitions;
+    int partitionOf(byte[] sortKey) {
+      return Math.floorMod(ByteBuffer.wrap(sortKey).getLong(), numPartitions());
     }
   }
 

@@ -14,7 +14,6 @@ import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.WindowedValue;
-import org.apache.spark.Partitioner;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import scala.Tuple2;
@@ -63,31 +62,14 @@ final class KeyedCombine {
   }
 
   /** The partition of a (key, window)'s bytes: their hash modulo the partitions. */
-  private static final class ByKeyBytes extends Partitioner {
-    private final int partitions;
-
+  private static final class ByKeyBytes extends BytesPartitioner {
     ByKeyBytes(int partitions) {
-      this.partitions = partitions;
+      super(partitions);
     }
 
     @Override
-    public int numPartitions() {
-      return partitions;
-    }
-
-    @Override
-    public int getPartition(Object keyBytes) {
-      return Math.floorMod(Arrays.hashCode((byte[]) keyBytes), partitions);
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof ByKeyBytes && ((ByKeyBytes) o).partitions == partitions;
-    }
-
-    @Override
-    public int hashCode() {
-      return partitions;
+    int partitionOf(byte[] keyBytes) {
+      return Math.floorMod(Arrays.hashCode(keyBytes), numPartitions());
     }
   }
 
