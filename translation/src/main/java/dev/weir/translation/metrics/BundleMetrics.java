@@ -1,7 +1,6 @@
 package dev.weir.translation.metrics;
 
 import java.io.Closeable;
-import org.apache.beam.runners.core.metrics.MetricsContainerImpl;
 import org.apache.beam.runners.core.metrics.MetricsContainerStepMap;
 import org.apache.beam.sdk.metrics.MetricsEnvironment;
 import org.apache.spark.TaskContext;
@@ -13,11 +12,12 @@ import org.apache.spark.TaskContext;
  * accumulators and Spark keeps what each one counts.
  */
 public final class BundleMetrics {
-  private final MetricsContainerStepMap bundle = new MetricsContainerStepMap();
-  private final MetricsContainerImpl container;
+  private final String stepName;
+  private final StepMetricsContainer container;
 
   private BundleMetrics(String stepName) {
-    this.container = bundle.getContainer(stepName);
+    this.stepName = stepName;
+    this.container = new StepMetricsContainer(stepName);
   }
 
   /** Starts collecting {@code stepName}'s metrics in the current task, if there is one. */
@@ -25,7 +25,7 @@ public final class BundleMetrics {
     BundleMetrics bundleMetrics = new BundleMetrics(stepName);
     TaskContext task = TaskContext.get();
     if (task != null && metrics != null) {
-      task.addTaskCompletionListener((TaskContext ctx) -> metrics.report(bundleMetrics.bundle));
+      task.addTaskCompletionListener((TaskContext ctx) -> metrics.report(bundleMetrics.values()));
     }
     return bundleMetrics;
   }
@@ -40,7 +40,7 @@ public final class BundleMetrics {
       return code.run();
     } finally {
       if (metrics != null) {
-        metrics.report(bundleMetrics.bundle);
+        metrics.report(bundleMetrics.values());
       }
     }
   }
@@ -48,6 +48,13 @@ public final class BundleMetrics {
   /** User code that runs on the driver. */
   public interface DriverCode<T> {
     T run() throws Exception;
+  }
+
+  /** What the step counted so far, as the accumulators take it. */
+  private MetricsContainerStepMap values() {
+    MetricsContainerStepMap values = new MetricsContainerStepMap();
+    values.update(stepName, container);
+    return values;
   }
 
   /** Makes this step's container current until the returned scope is closed. */

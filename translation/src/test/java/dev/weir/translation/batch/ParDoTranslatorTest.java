@@ -125,9 +125,17 @@ class ParDoTranslatorTest implements java.io.Serializable {
     TestSpark.run(p);
   }
 
+  /** Main-input elements of two windows in turn, so that a bundle reads both windows' values. */
   @Test
   void windowedSideInputsAreMappedToTheMainInputWindow() {
     Pipeline p = TestSpark.pipeline();
+    List<TimestampedValue<Integer>> main = new java.util.ArrayList<>();
+    List<Integer> expected = new java.util.ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      boolean first = i % 2 == 0;
+      main.add(TimestampedValue.of(i, new Instant(first ? 1 : 12)));
+      expected.add(i + (first ? 100 : 200));
+    }
     PCollectionView<Integer> perWindow =
         p.apply(
                 "Side",
@@ -137,7 +145,7 @@ class ParDoTranslatorTest implements java.io.Serializable {
     PCollection<Integer> out =
         p.apply(
                 "Main",
-                Create.timestamped(TimestampedValue.of(1, new Instant(1)), TimestampedValue.of(2, new Instant(12))))
+                Create.timestamped(main))
             .apply("MainWindows", Window.into(FixedWindows.of(Duration.millis(10))))
             .apply(
                 ParDo.of(
@@ -148,7 +156,7 @@ class ParDoTranslatorTest implements java.io.Serializable {
                           }
                         })
                     .withSideInputs(perWindow));
-    PAssert.that(out).containsInAnyOrder(101, 202);
+    PAssert.that(out).containsInAnyOrder(expected);
     TestSpark.run(p);
   }
 
