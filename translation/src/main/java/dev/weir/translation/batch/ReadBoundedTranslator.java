@@ -7,6 +7,7 @@ import dev.weir.translation.metrics.BundleMetrics;
 import dev.weir.translation.metrics.PipelineMetrics;
 import java.io.Closeable;
 import java.io.IOException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -117,29 +118,36 @@ public final class ReadBoundedTranslator implements TransformTranslator<PTransfo
       }
       boolean first = available;
       return new Iterator<>() {
+        private final ArrayDeque<WindowedValue<Object>> buffer = new ArrayDeque<>();
         private boolean hasCurrent = first;
 
         @Override
         public boolean hasNext() {
-          if (!hasCurrent) {
-            closeQuietly(reader);
+          if (buffer.isEmpty() && hasCurrent) {
+            // Several elements per metrics scope (ELEMENTS_PER_SCOPE says why).
+            try (Closeable scope = bundleMetrics.enter()) {
+              while (hasCurrent && buffer.size() < BundleMetrics.ELEMENTS_PER_SCOPE) {
+                buffer.add(
+                    WindowedValues.timestampedValueInGlobalWindow(reader.getCurrent(), reader.getCurrentTimestamp()));
+                hasCurrent = reader.advance();
+              }
+            } catch (Exception e) {
+              throw new StepFailure(stepName, e);
+            }
           }
-          return hasCurrent;
+          if (buffer.isEmpty()) {
+            closeQuietly(reader);
+            return false;
+          }
+          return true;
         }
 
         @Override
         public WindowedValue<Object> next() {
-          if (!hasCurrent) {
+          if (!hasNext()) {
             throw new NoSuchElementException();
           }
-          try (Closeable scope = bundleMetrics.enter()) {
-            WindowedValue<Object> value =
-                WindowedValues.timestampedValueInGlobalWindow(reader.getCurrent(), reader.getCurrentTimestamp());
-            hasCurrent = reader.advance();
-            return value;
-          } catch (Exception e) {
-            throw new StepFailure(stepName, e);
-          }
+          return buffer.poll();
         }
       };
     }

@@ -33,7 +33,6 @@ import org.slf4j.LoggerFactory;
 public abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator<WindowedValue<Object>> {
   private static final Logger LOG = LoggerFactory.getLogger(DoFnBundle.class);
   /** How many outputs are buffered, at most about, before they are handed on. */
-  private static final int OUTPUTS_PER_SCOPE = 256;
 
   protected final DoFnSpec spec;
   protected final DoFn<Object, Object> fn;
@@ -81,10 +80,9 @@ public abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator
   @Override
   public final boolean hasNext() {
     if (buffer.isEmpty() && !finished) {
-      // Several elements per metrics scope: entering one swaps a thread-local (Spark's task
-      // threads hold many), which cost a tenth of a stateful ParDo's time when done per element.
+      // Several elements per metrics scope (ELEMENTS_PER_SCOPE says why).
       try (Closeable scope = metrics.enter()) {
-        while (buffer.size() < OUTPUTS_PER_SCOPE && !finished) {
+        while (buffer.size() < BundleMetrics.ELEMENTS_PER_SCOPE && !finished) {
           if (!processNext()) {
             finished = true;
             finishInput();
