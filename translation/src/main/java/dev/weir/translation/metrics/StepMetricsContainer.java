@@ -18,10 +18,13 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 final class StepMetricsContainer extends MetricsContainerImpl {
   private static final int SLOTS = 4;
 
-  // Transient: only the task's own thread uses these; a copy of the container starts afresh.
-  private transient MetricName @Nullable [] names;
-  private transient CounterCell @Nullable [] cells;
+  // Transient: a copy of the container starts afresh. A slot is published whole (final fields),
+  // so a counter used from another thread, as MetricsContainerImpl allows, never sees a name
+  // with another name's cell.
+  private transient Slot @Nullable [] slots;
   private transient int next;
+
+  private record Slot(MetricName name, CounterCell cell) {}
 
   StepMetricsContainer(String stepName) {
     super(stepName);
@@ -29,18 +32,18 @@ final class StepMetricsContainer extends MetricsContainerImpl {
 
   @Override
   public CounterCell getCounter(MetricName metricName) {
-    if (names == null || cells == null) {
-      names = new MetricName[SLOTS];
-      cells = new CounterCell[SLOTS];
+    Slot[] known = slots;
+    if (known == null) {
+      known = new Slot[SLOTS];
+      slots = known;
     }
-    for (int i = 0; i < SLOTS; i++) {
-      if (names[i] == metricName) {
-        return cells[i];
+    for (Slot slot : known) {
+      if (slot != null && slot.name == metricName) {
+        return slot.cell;
       }
     }
     CounterCell cell = super.getCounter(metricName);
-    names[next] = metricName;
-    cells[next] = cell;
+    known[next] = new Slot(metricName, cell);
     next = (next + 1) % SLOTS;
     return cell;
   }
@@ -49,7 +52,6 @@ final class StepMetricsContainer extends MetricsContainerImpl {
   @Override
   public void reset() {
     super.reset();
-    names = null;
-    cells = null;
+    slots = null;
   }
 }

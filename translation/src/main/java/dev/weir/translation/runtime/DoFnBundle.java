@@ -32,7 +32,6 @@ import org.slf4j.LoggerFactory;
  */
 public abstract class DoFnBundle implements WindowedValueMultiReceiver, Iterator<WindowedValue<Object>> {
   private static final Logger LOG = LoggerFactory.getLogger(DoFnBundle.class);
-  /** How many outputs are buffered, at most about, before they are handed on. */
 
   protected final DoFnSpec spec;
   protected final DoFn<Object, Object> fn;
