@@ -619,6 +619,67 @@ class StreamingTest {
     assertThat(groupingEpochs.size(), greaterThan(1));
   }
 
+  /**
+   * A stateful DoFn followed only by stateless steps runs within the epoch's leaves job, and its
+   * state carries over between epochs as in a job of its own. One split of 0..29, at most 4
+   * records an epoch, keyed by parity: each key's 15 elements are numbered 1..15 in turn, so the
+   * numbers sum to 2 x 120 = 240, two elements get number 15, and the values sum to 435.
+   */
+  @Test
+  void aStatefulDoFnWithOnlyStatelessStepsAfterItRunsInTheLeavesJob() throws Exception {
+    Pipeline p = Pipelines.create("--epochMaxRecords=4", "--sourceSplits=1");
+    p.apply(Read.from(new FiniteUnboundedSource(0, 30, 1)))
+        .apply(WithKeys.of((Long x) -> x % 2).withKeyType(org.apache.beam.sdk.values.TypeDescriptors.longs()))
+        .apply("Number", ParDo.of(new NumberPerKey()))
+        .apply("Sum numbered", ParDo.of(new SumNumbered()));
+
+    EpochJobs jobs = new EpochJobs();
+    WeirPipelineResult result = jobs.run(p);
+    assertThat(sum(result, "numbered values"), equalTo(435L));
+    assertThat(sum(result, "numbers"), equalTo(240L));
+    assertThat(sum(result, "fifteenths"), equalTo(2L));
+    java.util.Set<Long> statefulEpochs = new java.util.HashSet<>();
+    jobs.byEpoch.forEach((epoch, descriptions) -> {
+      for (String description : descriptions) {
+        if (description.contains("Number/")) {
+          statefulEpochs.add(epoch);
+          assertThat(description, containsString("Sum numbered"));
+        }
+      }
+    });
+    assertThat(statefulEpochs.size(), greaterThan(1));
+  }
+
+  /** Numbers each key's elements 1, 2, ... in the order it sees them: the value and its number. */
+  private static final class NumberPerKey extends DoFn<KV<Long, Long>, KV<Long, Long>> {
+    @StateId("seen")
+    private final StateSpec<ValueState<Long>> seen = StateSpecs.value(org.apache.beam.sdk.coders.VarLongCoder.of());
+
+    @ProcessElement
+    public void process(@Element KV<Long, Long> element, @StateId("seen") ValueState<Long> seen, OutputReceiver<KV<Long, Long>> out) {
+      Long before = seen.read();
+      long n = before == null ? 1 : before + 1;
+      seen.write(n);
+      out.output(KV.of(element.getValue(), n));
+    }
+  }
+
+  /** Sums the numbered values and their numbers, and counts the fifteenth elements. */
+  private static final class SumNumbered extends DoFn<KV<Long, Long>, Void> {
+    private final Counter values = Metrics.counter(StreamingTest.class, "numbered values");
+    private final Counter numbers = Metrics.counter(StreamingTest.class, "numbers");
+    private final Counter fifteenths = Metrics.counter(StreamingTest.class, "fifteenths");
+
+    @ProcessElement
+    public void process(@Element KV<Long, Long> numbered) {
+      values.inc(numbered.getKey());
+      numbers.inc(numbered.getValue());
+      if (numbered.getValue() == 15) {
+        fifteenths.inc();
+      }
+    }
+  }
+
   /** Sums the values of each pane, and counts the on-time panes. */
   private static final class SumPanes extends DoFn<KV<Long, Iterable<Long>>, Void> {
     private final Counter grouped = Metrics.counter(StreamingTest.class, "grouped");

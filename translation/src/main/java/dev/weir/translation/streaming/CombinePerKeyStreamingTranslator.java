@@ -52,7 +52,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * than end of window (the elements' own timestamps decide holds and lateness under those; at the
  * end of the window every element of a (key, window) has the same).
  */
-public final class CombinePerKeyStreamingTranslator implements TransformTranslator<Combine.PerKey<?, ?, ?>>, RunsWithLeaves {
+public final class CombinePerKeyStreamingTranslator implements TransformTranslator<Combine.PerKey<?, ?, ?>>, RunsWithLeaves<Combine.PerKey<?, ?, ?>> {
 
   @Override
   public @Nullable String whyNot(Combine.PerKey<?, ?, ?> transform, TranslationContext context) {

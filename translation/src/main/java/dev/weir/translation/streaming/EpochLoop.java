@@ -54,7 +54,7 @@ public final class EpochLoop {
 
   /**
    * The steps that can run within the epoch's leaves job ({@link RunsWithLeaves}: unbounded
-   * sources and keyed steps): those followed by one chain of steps that each derive their outputs
+   * sources, groupings and stateful DoFns): those followed by one chain of steps that each derive their outputs
    * lazily ({@link dev.weir.translation.TransformTranslator#derivesLazily}), with no fan-out
    * ({@link #lazyDownstream}). One job per epoch then reads a source's records, or runs a keyed
    * step's partitions, and processes what they give, instead of one job for each.
@@ -68,11 +68,17 @@ public final class EpochLoop {
     }
     Set<String> first = new HashSet<>();
     for (Step step : steps) {
-      if (step.translator() instanceof RunsWithLeaves && lazyDownstream(step, readers)) {
+      if (canRunWithLeaves(step) && lazyDownstream(step, readers)) {
         first.add(step.applied().getFullName());
       }
     }
     return first;
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static boolean canRunWithLeaves(Step step) {
+    return step.translator() instanceof RunsWithLeaves
+        && ((RunsWithLeaves) step.translator()).canRunWithLeaves(step.applied().getTransform());
   }
 
   /**

@@ -28,7 +28,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * RunsWithLeaves}). The step's output watermark is its input watermark held back by the earliest
  * hold of any partition.
  */
-public final class GroupByKeyStreamingTranslator implements TransformTranslator<GroupByKey<?, ?>>, RunsWithLeaves {
+public final class GroupByKeyStreamingTranslator implements TransformTranslator<GroupByKey<?, ?>>, RunsWithLeaves<GroupByKey<?, ?>> {
   @Override
   public @Nullable String whyNot(GroupByKey<?, ?> transform, TranslationContext context) {
     return context.policies().whyNot(context.input().getWindowingStrategy());

@@ -47,7 +47,8 @@ import org.joda.time.Instant;
  * and hands them to the DoFn in timestamp order once the input watermark passes them (a flush
  * timer, whose pending output timestamp holds the output watermark).
  */
-public final class ParDoStreamingTranslator implements TransformTranslator<ParDo.MultiOutput<?, ?>> {
+public final class ParDoStreamingTranslator
+    implements TransformTranslator<ParDo.MultiOutput<?, ?>>, RunsWithLeaves<ParDo.MultiOutput<?, ?>> {
   private final ParDoTranslator batch = new ParDoTranslator();
 
   @Override
@@ -70,6 +71,15 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
     return emitsNothingFromNothing(transform)
         && !DoFnSignatures.requiresTimeSortedInput(transform.getFn())
         && !DoFnSignatures.getSignature(transform.getFn().getClass()).processElement().requiresStableInput();
+  }
+
+  /**
+   * A stateful DoFn without side inputs: its partitions may run within the epoch's leaves job. One
+   * with side inputs first sets aside what waits for them, in a job of its own.
+   */
+  @Override
+  public boolean canRunWithLeaves(ParDo.MultiOutput<?, ?> transform) {
+    return DoFnSignatures.isStateful(transform.getFn()) && transform.getSideInputs().isEmpty();
   }
 
   /** Elements waiting for side inputs, Beam-encoded, one window each. */
@@ -103,7 +113,12 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
       hold = min(hold, waitForSideInputs(transform.getSideInputs().values(), context));
     }
     if (DoFnSignatures.isStateful(transform.getFn())) {
-      hold = min(hold, runStateful(transform, context));
+      Instant stateful = runStateful(transform, context);
+      if (stateful == null) {
+        // Run within the leaves job, which reports the watermark.
+        return;
+      }
+      hold = min(hold, stateful);
     } else if (DoFnSignatures.requiresTimeSortedInput(transform.getFn())) {
       // Sorted within the epoch, as batch sorts its whole input.
       batch.translate(transform, context);
@@ -191,11 +206,13 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
 
   /**
    * A stateful DoFn: the epoch's elements shuffled by key into the run's fixed partitions, and
-   * {@link StatefulParDoPartition} run once per partition over the state kept there. Returns the
-   * earliest hold (pending timers' output timestamps).
+   * {@link StatefulParDoPartition} run once per partition over the state kept there, in a job of
+   * its own or, when only lazily derived steps follow, within the epoch's leaves job. Returns the
+   * earliest hold (pending timers' output timestamps), or null when the leaves job runs it: the
+   * step then reports its watermark once that job ran.
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private static Instant runStateful(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
+  private static @Nullable Instant runStateful(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
     StreamingRun run = StreamingRun.of(context);
     PCollection<KV<Object, Object>> input = context.input();
     KeyedShuffle.LastRun last = KeyedShuffle.LastRun.of(run, context.stepName());
@@ -231,6 +248,18 @@ public final class ParDoStreamingTranslator implements TransformTranslator<ParDo
                 KeyedShuffle.byKey(context.rdd(input), plan.keyCoder, plan.elementCoder, true, partitions, plan.backend.groupsKeys()),
                 new StatefulParDoPartition(plan),
                 true));
+    if (run.runsWithLeaves()) {
+      // As a grouping's (GroupByKeyStreamingTranslator.reduceByKey): the step stands where its
+      // last epoch left it until the leaves job ran its partitions, then settles what they did.
+      String stepName = context.stepName();
+      run.reportOutputWatermark(run.outputWatermarkBefore());
+      run.afterLeaves(() -> {
+        KeyedShuffle.settle(run, stepName, plan.holds, partitions, last);
+        run.reportOutputWatermark(last.outputWatermark(run.inputWatermark()));
+      });
+      putOutputs(context, tags, Rdds.map(out, new CoderFunctions.Decode<>(plan.outputCoder)), false);
+      return null;
+    }
     KeyedShuffle.runOnce(context, out, plan.holds, partitions, last);
     Instant hold = last.outputWatermark(run.inputWatermark());
     if (last.emittedNothing(context)) {

@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * idle). Marks are finalized on the executors once
  * their epoch is committed: by the split's next task, or when the run ends.
  */
-public final class UnboundedReadTranslator<T> implements TransformTranslator<PTransform<?, ?>>, RunsWithLeaves {
+public final class UnboundedReadTranslator<T> implements TransformTranslator<PTransform<?, ?>>, RunsWithLeaves<PTransform<?, ?>> {
   private static final Logger LOG = LoggerFactory.getLogger(UnboundedReadTranslator.class);
 
   /** The splits of a source and where each one is: checkpointed with every epoch. */

@@ -112,6 +112,41 @@ class EpochLoopTest {
     assertThat(withLeaves(p), empty());
   }
 
+  /**
+   * A stateful DoFn followed by one stateless step runs within the leaves job; one that reads a
+   * side input first sets aside what waits for it, in a job of its own.
+   */
+  @Test
+  void aStatefulDoFnRunsWithTheLeavesUnlessItReadsASideInput() {
+    Pipeline p = TestSpark.pipeline();
+    PCollectionView<Iterable<Long>> side = windowed(p, "Side").apply("View", View.asIterable());
+    keyed(windowed(p, "Numbers"))
+        .apply("Number", ParDo.of(new Numbering()))
+        .apply("Values", MapElements.into(TypeDescriptors.longs()).via(kv -> kv.getValue()));
+    keyed(windowed(p, "More"))
+        .apply("Number with side input", ParDo.of(new Numbering()).withSideInputs(side))
+        .apply("More values", MapElements.into(TypeDescriptors.longs()).via(kv -> kv.getValue()));
+    assertThat(withLeaves(p), containsInAnyOrder(startsWith("Number/")));
+  }
+
+  /** Numbers each key's elements in the order it sees them. */
+  private static final class Numbering extends DoFn<org.apache.beam.sdk.values.KV<Long, Long>, org.apache.beam.sdk.values.KV<Long, Long>> {
+    @StateId("seen")
+    private final org.apache.beam.sdk.state.StateSpec<org.apache.beam.sdk.state.ValueState<Long>> seen =
+        org.apache.beam.sdk.state.StateSpecs.value(org.apache.beam.sdk.coders.VarLongCoder.of());
+
+    @ProcessElement
+    public void process(
+        @Element org.apache.beam.sdk.values.KV<Long, Long> element,
+        @StateId("seen") org.apache.beam.sdk.state.ValueState<Long> seen,
+        OutputReceiver<org.apache.beam.sdk.values.KV<Long, Long>> out) {
+      Long before = seen.read();
+      long n = before == null ? 1 : before + 1;
+      seen.write(n);
+      out.output(org.apache.beam.sdk.values.KV.of(element.getValue(), n));
+    }
+  }
+
   private static final class Echo extends DoFn<Long, Long> {
     @ProcessElement
     public void process(ProcessContext c) {
