@@ -38,6 +38,7 @@ import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TimestampedValue;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * Runs Nexmark queries on any Beam runner ({@code --runner}), checks each result against the
@@ -243,11 +244,9 @@ public final class Launcher {
         : p.apply("Events", NexmarkEvents.bounded(config));
     PCollection out = (PCollection) events.apply(query.name(), (PTransform) query.transform(config));
     out = ((NexmarkQuery) query).checked(out);
-    out.apply("Results", ParDo.of(new CountResults()));
-    if (latency) {
-      out.apply("Latency", ParDo.of(new RecordLatency(config.streamStartWallMs,
-          EventTimeline.BASE_TIME_MS + options.getLatencyWarmUpSec() * 1000L, lastEventMs)));
-    }
+    out.apply("Results", ParDo.of(new CountResults(latency
+        ? new RecordLatency(config.streamStartWallMs, EventTimeline.BASE_TIME_MS + options.getLatencyWarmUpSec() * 1000L, lastEventMs)
+        : null)));
     if (heap != null) {
       heap.start();
     }
@@ -307,11 +306,20 @@ public final class Launcher {
   private static final class CountResults extends DoFn<Object, Void> {
     private final Counter results = Metrics.counter(NAMESPACE, "results");
     private final Counter hash = Metrics.counter(NAMESPACE, "resultHash");
+    private final @Nullable RecordLatency latency;
+
+    /** {@code latency}: records each result's latency too (a rate-limited stream), or null. */
+    CountResults(@Nullable RecordLatency latency) {
+      this.latency = latency;
+    }
 
     @ProcessElement
-    public void process(@Element Object result) {
+    public void process(@Element Object result, @Timestamp org.joda.time.Instant timestamp) {
       results.inc();
       hash.inc(result.hashCode());
+      if (latency != null) {
+        latency.record(timestamp);
+      }
     }
   }
 
