@@ -736,6 +736,76 @@ class StreamingTest {
     assertThat((long) LifecycleFn.SERIALIZED.get(), org.hamcrest.Matchers.lessThan(result.epochs()));
   }
 
+  /**
+   * A Combine's step is built once per run too: its accumulator coder is asked for a few times
+   * in all (by Beam as the pipeline is built, and once as the step's operator opens), fewer than
+   * the run has epochs, where building the step every epoch asked at least once an epoch. The
+   * sums still come out whole: 0..29 sum to 435.
+   */
+  @Test
+  void aCombinesAccumulatorCoderIsBuiltForTheRunNotForEachEpoch() throws Exception {
+    Pipeline p = Pipelines.create("--epochMaxRecords=1");
+    p.apply(Read.from(new FiniteUnboundedSource(0, 30, 1)))
+        .apply(Window.into(FixedWindows.of(Duration.standardSeconds(10))))
+        .apply(WithKeys.of((Long x) -> x % 2).withKeyType(org.apache.beam.sdk.values.TypeDescriptors.longs()))
+        .apply("Sum", Combine.perKey(new SumAskingForCoders()))
+        .apply("Add up", ParDo.of(new AddUpSums()));
+    SumAskingForCoders.ACCUMULATOR_CODERS.set(0);
+    WeirPipelineResult result = (WeirPipelineResult) p.run();
+    assertThat(result.waitUntilFinish(), equalTo(PipelineResult.State.DONE));
+    assertThat(sum(result, "sums"), equalTo(435L));
+    assertThat(result.epochs(), greaterThan(8L));
+    assertThat((long) SumAskingForCoders.ACCUMULATOR_CODERS.get(), org.hamcrest.Matchers.lessThan(result.epochs()));
+  }
+
+  /** Sums longs, counting how often it is asked for its accumulator coder. */
+  private static final class SumAskingForCoders extends Combine.CombineFn<Long, long[], Long> {
+    static final java.util.concurrent.atomic.AtomicInteger ACCUMULATOR_CODERS = new java.util.concurrent.atomic.AtomicInteger();
+
+    @Override
+    public long[] createAccumulator() {
+      return new long[1];
+    }
+
+    @Override
+    public long[] addInput(long[] sum, Long x) {
+      sum[0] += x;
+      return sum;
+    }
+
+    @Override
+    public long[] mergeAccumulators(Iterable<long[]> sums) {
+      long[] merged = new long[1];
+      for (long[] sum : sums) {
+        merged[0] += sum[0];
+      }
+      return merged;
+    }
+
+    @Override
+    public Long extractOutput(long[] sum) {
+      return sum[0];
+    }
+
+    @Override
+    public org.apache.beam.sdk.coders.Coder<long[]> getAccumulatorCoder(
+        org.apache.beam.sdk.coders.CoderRegistry registry, org.apache.beam.sdk.coders.Coder<Long> inputCoder) {
+      ACCUMULATOR_CODERS.incrementAndGet();
+      return org.apache.beam.sdk.coders.DelegateCoder.of(
+          org.apache.beam.sdk.coders.VarLongCoder.of(), (long[] sum) -> sum[0], (Long x) -> new long[] {x});
+    }
+  }
+
+  /** Adds up the sums it receives. */
+  private static final class AddUpSums extends DoFn<KV<Long, Long>, Void> {
+    private final Counter sums = Metrics.counter(StreamingTest.class, "sums");
+
+    @ProcessElement
+    public void process(@Element KV<Long, Long> sum) {
+      sums.inc(sum.getValue());
+    }
+  }
+
   /** Counts its set-ups, bundles, teardowns and serializations in this JVM (embedded Spark's executor). */
   private static final class LifecycleFn extends DoFn<Long, Void> {
     static final java.util.concurrent.atomic.AtomicInteger SERIALIZED = new java.util.concurrent.atomic.AtomicInteger();

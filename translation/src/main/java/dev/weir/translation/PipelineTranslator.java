@@ -22,8 +22,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Translates a pipeline onto Spark Datasets, in named passes (a streaming pipeline repeats the
- * last two every epoch, in {@code streaming.EpochLoop}):
+ * Translates a pipeline onto Spark Datasets, in named passes (a streaming pipeline runs the last
+ * two every epoch, in {@code streaming.EpochLoop}, through an operator per step built once):
  *
  * <ol>
  *   <li><b>check</b> ({@link #check}): walks the expanded DAG in topological order, picks for

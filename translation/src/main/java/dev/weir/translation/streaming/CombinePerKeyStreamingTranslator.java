@@ -2,7 +2,6 @@ package dev.weir.translation.streaming;
 
 import dev.weir.translation.Rdds;
 import dev.weir.translation.TimePolicies;
-import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
 import dev.weir.translation.batch.CombinePerKeyTranslator;
 import dev.weir.translation.runtime.CombineBuffer;
@@ -52,7 +51,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * than end of window (the elements' own timestamps decide holds and lateness under those; at the
  * end of the window every element of a (key, window) has the same).
  */
-public final class CombinePerKeyStreamingTranslator implements TransformTranslator<Combine.PerKey<?, ?, ?>>, RunsWithLeaves<Combine.PerKey<?, ?, ?>> {
+public final class CombinePerKeyStreamingTranslator implements OperatorTranslator<Combine.PerKey<?, ?, ?>>, RunsWithLeaves<Combine.PerKey<?, ?, ?>> {
 
   @Override
   public @Nullable String whyNot(Combine.PerKey<?, ?, ?> transform, TranslationContext context) {
@@ -93,33 +92,61 @@ public final class CombinePerKeyStreamingTranslator implements TransformTranslat
   }
 
   @Override
-  @SuppressWarnings("unchecked")
-  public void translate(Combine.PerKey<?, ?, ?> transform, TranslationContext context) {
-    PCollection<KV<Object, Object>> input = context.input();
-    KvCoder<Object, Object> kvCoder = (KvCoder<Object, Object>) input.getCoder();
-    WindowingStrategy<?, BoundedWindow> strategy = (WindowingStrategy<?, BoundedWindow>) input.getWindowingStrategy();
-    Coder<Object> accumulatorCoder;
-    try {
-      accumulatorCoder = CombinePerKeyTranslator.accumulatorCoder(transform, input);
-    } catch (CannotProvideCoderException e) {
-      throw new IllegalStateException(e);
+  public StepOperator operator(Combine.PerKey<?, ?, ?> transform) {
+    return new CombineOperator(transform);
+  }
+
+  /**
+   * A Combine.PerKey over the run: its combiner, accumulator coder and keyed side built when it
+   * opens; each epoch its map side combines each partition's elements, and the keyed side merges
+   * what they give.
+   */
+  private static final class CombineOperator implements StepOperator {
+    private final Combine.PerKey<?, ?, ?> transform;
+    private @Nullable KeyWindowCombiner combiner;
+    private @Nullable KvCoder<Object, Object> kvCoder;
+    private @Nullable WindowingStrategy<?, BoundedWindow> strategy;
+    private GroupByKeyStreamingTranslator.@Nullable KeyedReduce reduce;
+
+    CombineOperator(Combine.PerKey<?, ?, ?> transform) {
+      this.transform = transform;
     }
-    KeyWindowCombiner combiner =
-        new KeyWindowCombiner(context.stepName(), transform.getFn(), context.options(), strategy.getTimestampCombiner());
-    PartialCombine.Merging merging =
-        strategy.getWindowFn().isNonMerging()
-            ? null
-            : new PartialCombine.Merging(strategy.getWindowFn(), StreamingRun.of(context).inputWatermarkBefore(), strategy.getAllowedLateness());
-    JavaRDD<WindowedValue<KV<Object, Object>>> partial =
-        Rdds.mapPartitions(
-            context.rdd(input), new MapSide(combiner, kvCoder.getKeyCoder(), strategy.getWindowFn().windowCoder(), merging), false);
-    GroupByKeyStreamingTranslator.reduceByKey(
-        context,
-        partial,
-        kvCoder.getKeyCoder(),
-        accumulatorCoder,
-        keyedSide(kvCoder.getKeyCoder(), transform.getFn(), accumulatorCoder),
-        new EndOfWindowCombining(combiner, strategy.getWindowFn().windowCoder(), accumulatorCoder));
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void open(TranslationContext context) {
+      PCollection<KV<Object, Object>> input = context.input();
+      kvCoder = (KvCoder<Object, Object>) input.getCoder();
+      strategy = (WindowingStrategy<?, BoundedWindow>) input.getWindowingStrategy();
+      Coder<Object> accumulatorCoder;
+      try {
+        accumulatorCoder = CombinePerKeyTranslator.accumulatorCoder(transform, input);
+      } catch (CannotProvideCoderException e) {
+        throw new IllegalStateException(e);
+      }
+      combiner = new KeyWindowCombiner(context.stepName(), transform.getFn(), context.options(), strategy.getTimestampCombiner());
+      reduce = new GroupByKeyStreamingTranslator.KeyedReduce(
+          context,
+          kvCoder.getKeyCoder(),
+          accumulatorCoder,
+          keyedSide(kvCoder.getKeyCoder(), transform.getFn(), accumulatorCoder),
+          new EndOfWindowCombining(combiner, strategy.getWindowFn().windowCoder(), accumulatorCoder));
+    }
+
+    @Override
+    public void processEpoch(TranslationContext context) {
+      // Windows merge on the map side as of the input watermark the keyed side receives them at.
+      PartialCombine.Merging merging =
+          strategy.getWindowFn().isNonMerging()
+              ? null
+              : new PartialCombine.Merging(strategy.getWindowFn(), StreamingRun.of(context).inputWatermarkBefore(), strategy.getAllowedLateness());
+      JavaRDD<WindowedValue<KV<Object, Object>>> partial =
+          Rdds.mapPartitions(
+              context.rdd(context.<KV<Object, Object>>input()),
+              new MapSide(combiner, kvCoder.getKeyCoder(), strategy.getWindowFn().windowCoder(), merging),
+              false);
+      reduce.runEpoch(context, partial);
+    }
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.weir.translation.streaming;
 import dev.weir.translation.Rdds;
 import dev.weir.translation.PipelineTranslator;
 import dev.weir.translation.PipelineTranslator.Step;
+import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
 import dev.weir.translation.metrics.PipelineMetrics;
 import java.io.IOException;
@@ -16,6 +17,7 @@ import java.util.Set;
 import org.apache.beam.runners.core.construction.SerializablePipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.testing.TestStream;
+import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaRDD;
@@ -27,9 +29,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The streaming execution of a checked plan ({@link PipelineTranslator#check}): the plan's
- * translation and evaluation passes, repeated once per epoch over a {@link StreamingRun}, until
- * every watermark reaches the end of time ({@link #run}).
+ * The streaming execution of a checked plan ({@link PipelineTranslator#check}): an operator per
+ * step, built and opened once ({@link StepOperator}), run once per epoch over a {@link
+ * StreamingRun} in topological order, and the epoch's leaves evaluated in one job, until every
+ * watermark reaches the end of time ({@link #run}).
  */
 public final class EpochLoop {
   private static final Logger LOG = LoggerFactory.getLogger(EpochLoop.class);
@@ -132,6 +135,52 @@ public final class EpochLoop {
     Rdds.foreachPartition(all, new Drain());
   }
 
+  /**
+   * Each step's operator, built and opened once for the run, in the plan's order: the one its
+   * translator builds ({@link OperatorTranslator}), or one that translates the step every epoch.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static List<StepOperator> open(
+      PipelineTranslator plan,
+      SparkSession session,
+      SerializablePipelineOptions options,
+      PipelineMetrics metrics,
+      StreamingRun run,
+      Map<PCollection<?>, Dataset<?>> emptyDatasets) {
+    List<StepOperator> operators = new ArrayList<>();
+    TranslationContext context = plan.newContext(session, options, metrics, run, emptyDatasets);
+    try {
+      for (Step step : plan.steps()) {
+        PTransform transform = step.applied().getTransform();
+        StepOperator operator = step.translator() instanceof OperatorTranslator
+            ? ((OperatorTranslator) step.translator()).operator(transform)
+            : new TranslatedEachEpoch(step.translator(), transform);
+        context.setCurrent(step.applied());
+        operator.open(context);
+        operators.add(operator);
+      }
+    } finally {
+      context.close();
+    }
+    return operators;
+  }
+
+  /** The operator of a step whose translator builds none: the step translated every epoch. */
+  private static final class TranslatedEachEpoch implements StepOperator {
+    private final TransformTranslator<PTransform<?, ?>> translator;
+    private final PTransform<?, ?> transform;
+
+    TranslatedEachEpoch(TransformTranslator<PTransform<?, ?>> translator, PTransform<?, ?> transform) {
+      this.translator = translator;
+      this.transform = transform;
+    }
+
+    @Override
+    public void processEpoch(TranslationContext context) {
+      translator.translate(transform, context);
+    }
+  }
+
   /** Consumes a partition: its elements were computed for their effects. */
   private static final class Drain implements VoidFunction<java.util.Iterator<Object>> {
     @Override
@@ -145,9 +194,10 @@ public final class EpochLoop {
   /**
    * Runs a streaming pipeline as epochs until every watermark reaches the end of time or {@code
    * control} asks it to stop, checked between epochs (a drain instead lets it finish without
-   * reading more). Each epoch: every TestStream takes its next
-   * event; then the steps are translated in topological order against this epoch's data, each
-   * after its producers, so it sees the watermarks they reached in this epoch; steps that keep
+   * reading more). Each step's operator is built and opened once, before the first epoch. Each
+   * epoch: every TestStream takes its next event; then the operators run in topological order
+   * against this epoch's data, each after its producers, so it sees the watermarks they reached
+   * in this epoch; steps that keep
    * state run their Spark job right away, the leaves run at the end, in one job; a step whose inputs are known
    * empty and that has nothing due runs no job; then watermarks and
    * epoch-end actions (finalizing checkpoint marks) are settled. Every epoch's jobs form one
@@ -220,26 +270,25 @@ public final class EpochLoop {
       if (run.finished()) {
         return true;
       }
+      List<StepOperator> operators = open(plan, session, serializableOptions, metrics, run, emptyDatasets);
       while (!control.stopRequested()) {
         run.beginEpoch(control.drainRequested());
         sc.setJobGroup(jobGroup + "-epoch-" + run.epoch(), "epoch " + run.epoch(), false);
-        for (Step step : steps) {
-          if (step.translator() instanceof EpochStartListener) {
-            ((EpochStartListener) step.translator())
-                .onEpochStart(step.applied().getTransform(), step.applied().getFullName(), run);
-          }
+        for (StepOperator operator : operators) {
+          operator.startEpoch(run);
         }
         TranslationContext context = plan.newContext(session, serializableOptions, metrics, run, emptyDatasets);
         boolean moved = false;
         boolean completed = false;
         try {
-          for (Step step : steps) {
+          for (int i = 0; i < steps.size(); i++) {
+            Step step = steps.get(i);
             context.setCurrent(step.applied());
             run.beginStep(step.applied().getFullName());
             if (nothingToDo(step, context)) {
               context.putOutputsEmpty();
             } else {
-              step.translator().translate(step.applied().getTransform(), context);
+              operators.get(i).processEpoch(context);
             }
             moved |= run.endStep();
           }

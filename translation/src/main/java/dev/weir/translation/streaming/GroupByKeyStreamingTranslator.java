@@ -2,7 +2,6 @@ package dev.weir.translation.streaming;
 
 import dev.weir.translation.Rdds;
 import dev.weir.translation.TimePolicies;
-import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.CoderFunctions;
 import dev.weir.translation.TranslationContext;
 import org.apache.beam.sdk.coders.Coder;
@@ -28,108 +27,136 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * RunsWithLeaves}). The step's output watermark is its input watermark held back by the earliest
  * hold of any partition.
  */
-public final class GroupByKeyStreamingTranslator implements TransformTranslator<GroupByKey<?, ?>>, RunsWithLeaves<GroupByKey<?, ?>> {
+public final class GroupByKeyStreamingTranslator implements OperatorTranslator<GroupByKey<?, ?>>, RunsWithLeaves<GroupByKey<?, ?>> {
   @Override
   public @Nullable String whyNot(GroupByKey<?, ?> transform, TranslationContext context) {
     return context.policies().whyNot(context.input().getWindowingStrategy());
   }
 
   @Override
-  @SuppressWarnings("unchecked")
-  public void translate(GroupByKey<?, ?> transform, TranslationContext context) {
-    PCollection<KV<Object, Object>> input = context.input();
-    KvCoder<Object, Object> kvCoder = (KvCoder<Object, Object>) input.getCoder();
-    reduceByKey(
-        context,
-        context.rdd(input),
-        kvCoder.getKeyCoder(),
-        kvCoder.getValueCoder(),
-        SystemReduceFn.buffering(kvCoder.getValueCoder()),
-        null);
+  public StepOperator operator(GroupByKey<?, ?> transform) {
+    return new GroupByKeyOperator();
+  }
+
+  /** A GroupByKey over the run: its keyed side built when it opens, run each epoch on its input. */
+  private static final class GroupByKeyOperator implements StepOperator {
+    private @Nullable KeyedReduce reduce;
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void open(TranslationContext context) {
+      PCollection<KV<Object, Object>> input = context.input();
+      KvCoder<Object, Object> kvCoder = (KvCoder<Object, Object>) input.getCoder();
+      reduce = new KeyedReduce(
+          context, kvCoder.getKeyCoder(), kvCoder.getValueCoder(), SystemReduceFn.buffering(kvCoder.getValueCoder()), null);
+    }
+
+    @Override
+    public void processEpoch(TranslationContext context) {
+      reduce.runEpoch(context, context.rdd(context.<KV<Object, Object>>input()));
+    }
   }
 
   /**
-   * Runs a keyed step's epoch: {@code elements} (the step's input, or what a map side made of it,
-   * whose values {@code valueCoder} encodes) shuffled by key to the partitions that keep the keys'
-   * state, where Beam's {@code ReduceFnRunner} applies {@code reduceFn} per key and window under
-   * the input's windowing strategy, and the step's output is what it emits. A combining step
-   * passes {@code endOfWindow}, which runs instead where the strategy lets it ({@link
-   * EndOfWindowCombining#whyNot}).
+   * A keyed step's side that keeps state, over the run: each epoch, the step's input (or what a
+   * map side made of it, whose values {@code valueCoder} encodes) shuffled by key to the
+   * partitions that keep the keys' state, where Beam's {@code ReduceFnRunner} applies {@code
+   * reduceFn} per key and window under the input's windowing strategy, and the step's output is
+   * what it emits. A combining step passes {@code endOfWindow}, which runs instead where the
+   * strategy lets it ({@link EndOfWindowCombining#whyNot}). What no epoch changes (the strategy,
+   * the coders) is built once, with the step's operator.
    */
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  static void reduceByKey(
-      TranslationContext context,
-      JavaRDD<? extends WindowedValue<? extends KV<?, ?>>> elements,
-      Coder<Object> keyCoder,
-      Coder<?> valueCoder,
-      SystemReduceFn<Object, ?, ?, ?, BoundedWindow> reduceFn,
-      @Nullable EndOfWindowCombining endOfWindow) {
-    StreamingRun run = StreamingRun.of(context);
-    PCollection<?> input = context.input();
-    PCollection<?> output = context.output();
-    WindowingStrategy<?, BoundedWindow> strategy = (WindowingStrategy<?, BoundedWindow>) input.getWindowingStrategy();
-    if (context.policies().windowTriggers() == TimePolicies.WindowTriggers.IGNORE) {
-      strategy = strategy.withTrigger(DefaultTrigger.of());
+  static final class KeyedReduce {
+    private final WindowingStrategy<?, BoundedWindow> strategy;
+    private final Coder<Object> keyCoder;
+    private final SystemReduceFn<Object, ?, ?, ?, BoundedWindow> reduceFn;
+    private final @Nullable EndOfWindowCombining endOfWindow;
+    private final Coder<WindowedValue<Object>> elementCoder;
+    private final Coder<WindowedValue<Object>> outputCoder;
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    KeyedReduce(
+        TranslationContext context,
+        Coder<Object> keyCoder,
+        Coder<?> valueCoder,
+        SystemReduceFn<Object, ?, ?, ?, BoundedWindow> reduceFn,
+        @Nullable EndOfWindowCombining endOfWindow) {
+      PCollection<?> input = context.input();
+      WindowingStrategy<?, BoundedWindow> strategy = (WindowingStrategy<?, BoundedWindow>) input.getWindowingStrategy();
+      if (context.policies().windowTriggers() == TimePolicies.WindowTriggers.IGNORE) {
+        strategy = strategy.withTrigger(DefaultTrigger.of());
+      }
+      this.strategy = strategy;
+      this.keyCoder = keyCoder;
+      this.reduceFn = reduceFn;
+      this.endOfWindow = EndOfWindowCombining.whyNot(strategy) == null ? endOfWindow : null;
+      Coder<? extends BoundedWindow> windowCoder = TranslationContext.windowCoder(input);
+      this.elementCoder = (Coder) WindowedValues.getFullCoder(valueCoder, windowCoder);
+      this.outputCoder = (Coder) WindowedValues.getFullCoder(context.output().getCoder(), windowCoder);
     }
-    Coder<? extends BoundedWindow> windowCoder = TranslationContext.windowCoder(input);
 
-    KeyedShuffle.LastRun last = KeyedShuffle.LastRun.of(run, context.stepName());
-    if (last.skipsEpoch(context)) {
-      // No element and no timer due: running would change no key and emit nothing.
-      run.reportOutputWatermark(last.outputWatermark(run.inputWatermark()));
-      return;
-    }
-
-    GroupAlsoByWindowPartition.Spec spec = new GroupAlsoByWindowPartition.Spec();
-    spec.stepName = context.stepName();
-    spec.runId = run.runId();
-    spec.epoch = run.epoch();
-    spec.stateEpoch = last.stateEpoch(run.epoch());
-    spec.strategy = strategy;
-    spec.keyCoder = keyCoder;
-    spec.reduceFn = (SystemReduceFn) reduceFn;
-    spec.endOfWindow = EndOfWindowCombining.whyNot(strategy) == null ? endOfWindow : null;
-    spec.elementCoder = (Coder) WindowedValues.getFullCoder(valueCoder, windowCoder);
-    spec.outputCoder = (Coder) WindowedValues.getFullCoder(output.getCoder(), windowCoder);
-    spec.options = context.options();
-    spec.policies = context.policies();
-    spec.inputBefore = run.inputWatermarkBefore();
-    spec.inputNow = run.inputWatermark();
-    spec.processingTime = run.processingTime();
-    spec.timerClock = run.stepProcessingTime();
-    spec.files = run.stateFiles();
-    spec.backend = run.settings().stateBackend();
-    spec.holds = new PartitionReports<>();
-    // Unnamed: Spark's UI would render a named accumulator's map while tasks add to it.
-    context.session().sparkContext().register(spec.holds);
-
-    int partitions = run.keyedPartitions();
-    JavaRDD<byte[]> grouped =
-        KeyedShuffle.pinned(
-            context,
-            Rdds.mapPartitionsWithIndex(
-                KeyedShuffle.byKey(elements, keyCoder, spec.elementCoder, false, partitions, spec.backend.groupsKeys()),
-                new GroupAlsoByWindowPartition(spec),
-                true));
-    Coder<WindowedValue<Object>> outputCoder = (Coder) spec.outputCoder;
-    if (run.runsWithLeaves()) {
-      // Only lazily derived steps follow, up to the leaves: the leaves job runs each partition
-      // once, on its way. Until then the step stands where its last epoch left it; then it
-      // settles what its partitions reported and the steps after it follow.
-      String stepName = context.stepName();
-      run.reportOutputWatermark(run.outputWatermarkBefore());
-      run.afterLeaves(() -> {
-        KeyedShuffle.settle(run, stepName, spec.holds, partitions, last);
+    /** Runs the step's epoch over {@code elements}: puts its output and reports its watermark. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    void runEpoch(TranslationContext context, JavaRDD<? extends WindowedValue<? extends KV<?, ?>>> elements) {
+      StreamingRun run = StreamingRun.of(context);
+      PCollection<?> output = context.output();
+      KeyedShuffle.LastRun last = KeyedShuffle.LastRun.of(run, context.stepName());
+      if (last.skipsEpoch(context)) {
+        // No element and no timer due: running would change no key and emit nothing.
         run.reportOutputWatermark(last.outputWatermark(run.inputWatermark()));
-      });
-      context.putRdd((PCollection<Object>) output, Rdds.map(grouped, new CoderFunctions.Decode<>(outputCoder)), false);
-      return;
+        return;
+      }
+
+      GroupAlsoByWindowPartition.Spec spec = new GroupAlsoByWindowPartition.Spec();
+      spec.stepName = context.stepName();
+      spec.runId = run.runId();
+      spec.epoch = run.epoch();
+      spec.stateEpoch = last.stateEpoch(run.epoch());
+      spec.strategy = strategy;
+      spec.keyCoder = keyCoder;
+      spec.reduceFn = (SystemReduceFn) reduceFn;
+      spec.endOfWindow = endOfWindow;
+      spec.elementCoder = elementCoder;
+      spec.outputCoder = (Coder) outputCoder;
+      spec.options = context.options();
+      spec.policies = context.policies();
+      spec.inputBefore = run.inputWatermarkBefore();
+      spec.inputNow = run.inputWatermark();
+      spec.processingTime = run.processingTime();
+      spec.timerClock = run.stepProcessingTime();
+      spec.files = run.stateFiles();
+      spec.backend = run.settings().stateBackend();
+      spec.holds = new PartitionReports<>();
+      // Unnamed: Spark's UI would render a named accumulator's map while tasks add to it.
+      context.session().sparkContext().register(spec.holds);
+
+      int partitions = run.keyedPartitions();
+      JavaRDD<byte[]> grouped =
+          KeyedShuffle.pinned(
+              context,
+              Rdds.mapPartitionsWithIndex(
+                  KeyedShuffle.byKey(elements, keyCoder, elementCoder, false, partitions, spec.backend.groupsKeys()),
+                  new GroupAlsoByWindowPartition(spec),
+                  true));
+      if (run.runsWithLeaves()) {
+        // Only lazily derived steps follow, up to the leaves: the leaves job runs each partition
+        // once, on its way. Until then the step stands where its last epoch left it; then it
+        // settles what its partitions reported and the steps after it follow.
+        String stepName = context.stepName();
+        run.reportOutputWatermark(run.outputWatermarkBefore());
+        run.afterLeaves(() -> {
+          KeyedShuffle.settle(run, stepName, spec.holds, partitions, last);
+          run.reportOutputWatermark(last.outputWatermark(run.inputWatermark()));
+        });
+        context.putRdd((PCollection<Object>) output, Rdds.map(grouped, new CoderFunctions.Decode<>(outputCoder)), false);
+        return;
+      }
+      KeyedShuffle.runOnce(context, grouped, spec.holds, partitions, last);
+      run.reportOutputWatermark(last.outputWatermark(run.inputWatermark()));
+      if (last.emittedNothing(context)) {
+        return;
+      }
+      context.putRdd((PCollection<Object>) output, Rdds.map(grouped, new CoderFunctions.Decode<>(outputCoder)), true);
     }
-    KeyedShuffle.runOnce(context, grouped, spec.holds, partitions, last);
-    run.reportOutputWatermark(last.outputWatermark(run.inputWatermark()));
-    if (last.emittedNothing(context)) {
-      return;
-    }
-    context.putRdd((PCollection<Object>) output, Rdds.map(grouped, new CoderFunctions.Decode<>(outputCoder)), true);
   }
 }

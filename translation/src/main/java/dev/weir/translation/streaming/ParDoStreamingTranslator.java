@@ -2,7 +2,6 @@ package dev.weir.translation.streaming;
 
 import dev.weir.translation.Rdds;
 import dev.weir.translation.CoderFunctions;
-import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
 import dev.weir.translation.batch.ParDoTranslator;
 import dev.weir.translation.runtime.DoFnSpec;
@@ -48,7 +47,7 @@ import org.joda.time.Instant;
  * timer, whose pending output timestamp holds the output watermark).
  */
 public final class ParDoStreamingTranslator
-    implements TransformTranslator<ParDo.MultiOutput<?, ?>>, RunsWithLeaves<ParDo.MultiOutput<?, ?>> {
+    implements OperatorTranslator<ParDo.MultiOutput<?, ?>>, RunsWithLeaves<ParDo.MultiOutput<?, ?>> {
   private final ParDoTranslator batch = new ParDoTranslator();
 
   @Override
@@ -106,42 +105,133 @@ public final class ParDoStreamingTranslator
       StepProgress.of("waiting for side inputs", Waiting::write, Waiting::read, Waiting::new);
 
   @Override
-  public void translate(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
-    StreamingRun run = StreamingRun.of(context);
-    Instant hold = run.inputWatermark();
-    if (!transform.getSideInputs().isEmpty()) {
-      hold = min(hold, waitForSideInputs(transform.getSideInputs().values(), context));
-    }
-    if (DoFnSignatures.isStateful(transform.getFn())) {
-      Instant stateful = runStateful(transform, context);
-      if (stateful == null) {
-        // Run within the leaves job, which reports the watermark.
-        return;
-      }
-      hold = min(hold, stateful);
-    } else if (DoFnSignatures.requiresTimeSortedInput(transform.getFn())) {
-      // Sorted within the epoch, as batch sorts its whole input.
-      batch.translate(transform, context);
-    } else {
-      putOutputs(
-          context,
-          ParDoTranslator.outputTags(transform.getMainOutputTag(), context),
-          ParDoTranslator.runStateless(context.rdd(context.input()), spec(transform, context)),
-          false);
-    }
-    run.reportOutputWatermark(hold);
+  public StepOperator operator(ParDo.MultiOutput<?, ?> transform) {
+    return new ParDoOperator(transform);
   }
 
   /**
-   * The step's DoFn spec: built once per run (its DoFn serialized, its schema and side-input
-   * mapping read off Beam's pipeline proto), with this epoch's side-input contents.
+   * A ParDo step over the run. Its DoFn's spec (the DoFn serialized, its schema and side-input
+   * mapping read off Beam's pipeline proto) is built when it opens, and so are, for a stateful
+   * DoFn, the coders of its keys, elements and outputs.
    */
-  private static DoFnSpec spec(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
-    DoFnSpec built = StreamingRun.of(context).builtOnce("dofn", () -> ParDoTranslator.spec(transform, context, List.of()));
-    if (transform.getSideInputs().isEmpty()) {
-      return built;
+  private final class ParDoOperator implements StepOperator {
+    private final ParDo.MultiOutput<?, ?> transform;
+    private final boolean stateful;
+    private @Nullable DoFnSpec spec;
+    private @Nullable List<TupleTag<?>> tags;
+    private @Nullable Coder<Object> keyCoder;
+    private @Nullable Coder<WindowedValue<Object>> elementCoder;
+    private @Nullable Coder<WindowedValue<Object>> outputCoder;
+
+    ParDoOperator(ParDo.MultiOutput<?, ?> transform) {
+      this.transform = transform;
+      this.stateful = DoFnSignatures.isStateful(transform.getFn());
     }
-    return built.withSideInputs(ParDoTranslator.sideInputs(context, transform.getSideInputs().values()));
+
+    @Override
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public void open(TranslationContext context) {
+      spec = ParDoTranslator.spec(transform, context, List.of());
+      tags = ParDoTranslator.outputTags(transform.getMainOutputTag(), context);
+      if (stateful) {
+        PCollection<KV<Object, Object>> input = context.input();
+        Coder<? extends BoundedWindow> windowCoder = TranslationContext.windowCoder(input);
+        keyCoder = ((KvCoder<Object, Object>) input.getCoder()).getKeyCoder();
+        elementCoder = (Coder) WindowedValues.getFullCoder(input.getCoder(), windowCoder);
+        outputCoder = (Coder) WindowedValues.getFullCoder(outputValueCoder(tags, context), windowCoder);
+      }
+    }
+
+    @Override
+    public void processEpoch(TranslationContext context) {
+      StreamingRun run = StreamingRun.of(context);
+      Instant hold = run.inputWatermark();
+      if (!transform.getSideInputs().isEmpty()) {
+        hold = min(hold, waitForSideInputs(transform.getSideInputs().values(), context));
+      }
+      if (stateful) {
+        Instant held = runStateful(context);
+        if (held == null) {
+          // Run within the leaves job, which reports the watermark.
+          return;
+        }
+        hold = min(hold, held);
+      } else if (DoFnSignatures.requiresTimeSortedInput(transform.getFn())) {
+        // Sorted within the epoch, as batch sorts its whole input.
+        batch.translate(transform, context);
+      } else {
+        putOutputs(context, tags, ParDoTranslator.runStateless(context.rdd(context.input()), spec(context)), false);
+      }
+      run.reportOutputWatermark(hold);
+    }
+
+    /** The DoFn's spec with this epoch's side-input contents. */
+    private DoFnSpec spec(TranslationContext context) {
+      if (transform.getSideInputs().isEmpty()) {
+        return spec;
+      }
+      return spec.withSideInputs(ParDoTranslator.sideInputs(context, transform.getSideInputs().values()));
+    }
+
+    /**
+     * A stateful DoFn: the epoch's elements shuffled by key into the run's fixed partitions, and
+     * {@link StatefulParDoPartition} run once per partition over the state kept there, in a job
+     * of its own or, when only lazily derived steps follow, within the epoch's leaves job.
+     * Returns the earliest hold (pending timers' output timestamps), or null when the leaves job
+     * runs it: the step then reports its watermark once that job ran.
+     */
+    private @Nullable Instant runStateful(TranslationContext context) {
+      StreamingRun run = StreamingRun.of(context);
+      KeyedShuffle.LastRun last = KeyedShuffle.LastRun.of(run, context.stepName());
+      if (transform.getSideInputs().isEmpty() && last.skipsEpoch(context)) {
+        // No element and no timer due: running would change no key and emit nothing.
+        return last.outputWatermark(run.inputWatermark());
+      }
+      StatefulParDoPartition.Spec plan = new StatefulParDoPartition.Spec();
+      plan.dofn = spec(context);
+      plan.runId = run.runId();
+      plan.epoch = run.epoch();
+      plan.stateEpoch = last.stateEpoch(run.epoch());
+      plan.keyCoder = keyCoder;
+      plan.elementCoder = elementCoder;
+      plan.outputCoder = outputCoder;
+      plan.policies = context.policies();
+      plan.inputBefore = run.inputWatermarkBefore();
+      plan.inputNow = run.inputWatermark();
+      plan.processingTime = run.processingTime();
+      plan.timerClock = run.stepProcessingTime();
+      plan.files = run.stateFiles();
+      plan.backend = run.settings().stateBackend();
+      plan.holds = new PartitionReports<>();
+      context.session().sparkContext().register(plan.holds);
+      int partitions = run.keyedPartitions();
+      JavaRDD<byte[]> out =
+          KeyedShuffle.pinned(
+              context,
+              Rdds.mapPartitionsWithIndex(
+                  KeyedShuffle.byKey(context.rdd(context.input()), keyCoder, elementCoder, true, partitions, plan.backend.groupsKeys()),
+                  new StatefulParDoPartition(plan),
+                  true));
+      if (run.runsWithLeaves()) {
+        // As a grouping's (GroupByKeyStreamingTranslator.KeyedReduce): the step stands where its
+        // last epoch left it until the leaves job ran its partitions, then settles what they did.
+        String stepName = context.stepName();
+        run.reportOutputWatermark(run.outputWatermarkBefore());
+        run.afterLeaves(() -> {
+          KeyedShuffle.settle(run, stepName, plan.holds, partitions, last);
+          run.reportOutputWatermark(last.outputWatermark(run.inputWatermark()));
+        });
+        putOutputs(context, tags, Rdds.map(out, new CoderFunctions.Decode<>(outputCoder)), false);
+        return null;
+      }
+      KeyedShuffle.runOnce(context, out, plan.holds, partitions, last);
+      Instant hold = last.outputWatermark(run.inputWatermark());
+      if (last.emittedNothing(context)) {
+        return hold;
+      }
+      putOutputs(context, tags, Rdds.map(out, new CoderFunctions.Decode<>(outputCoder)), true);
+      return hold;
+    }
   }
 
   private static Instant min(Instant a, Instant b) {
@@ -202,71 +292,6 @@ public final class ParDoStreamingTranslator
     public Boolean call(WindowedValue<Object> value) {
       return ((RawUnionValue) value.getValue()).getUnionTag() == tag;
     }
-  }
-
-  /**
-   * A stateful DoFn: the epoch's elements shuffled by key into the run's fixed partitions, and
-   * {@link StatefulParDoPartition} run once per partition over the state kept there, in a job of
-   * its own or, when only lazily derived steps follow, within the epoch's leaves job. Returns the
-   * earliest hold (pending timers' output timestamps), or null when the leaves job runs it: the
-   * step then reports its watermark once that job ran.
-   */
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  private static @Nullable Instant runStateful(ParDo.MultiOutput<?, ?> transform, TranslationContext context) {
-    StreamingRun run = StreamingRun.of(context);
-    PCollection<KV<Object, Object>> input = context.input();
-    KeyedShuffle.LastRun last = KeyedShuffle.LastRun.of(run, context.stepName());
-    if (transform.getSideInputs().isEmpty() && last.skipsEpoch(context)) {
-      // No element and no timer due: running would change no key and emit nothing.
-      return last.outputWatermark(run.inputWatermark());
-    }
-    Coder<? extends BoundedWindow> windowCoder = TranslationContext.windowCoder(input);
-    List<TupleTag<?>> tags = ParDoTranslator.outputTags(transform.getMainOutputTag(), context);
-    Coder<?> outputValueCoder = outputValueCoder(tags, context);
-    StatefulParDoPartition.Spec plan = new StatefulParDoPartition.Spec();
-    plan.dofn = spec(transform, context);
-    plan.runId = run.runId();
-    plan.epoch = run.epoch();
-    plan.stateEpoch = last.stateEpoch(run.epoch());
-    plan.keyCoder = ((KvCoder<Object, Object>) input.getCoder()).getKeyCoder();
-    plan.elementCoder = (Coder) WindowedValues.getFullCoder(input.getCoder(), windowCoder);
-    plan.outputCoder = (Coder) WindowedValues.getFullCoder(outputValueCoder, windowCoder);
-    plan.policies = context.policies();
-    plan.inputBefore = run.inputWatermarkBefore();
-    plan.inputNow = run.inputWatermark();
-    plan.processingTime = run.processingTime();
-    plan.timerClock = run.stepProcessingTime();
-    plan.files = run.stateFiles();
-    plan.backend = run.settings().stateBackend();
-    plan.holds = new PartitionReports<>();
-    context.session().sparkContext().register(plan.holds);
-    int partitions = run.keyedPartitions();
-    JavaRDD<byte[]> out =
-        KeyedShuffle.pinned(
-            context,
-            Rdds.mapPartitionsWithIndex(
-                KeyedShuffle.byKey(context.rdd(input), plan.keyCoder, plan.elementCoder, true, partitions, plan.backend.groupsKeys()),
-                new StatefulParDoPartition(plan),
-                true));
-    if (run.runsWithLeaves()) {
-      // As a grouping's (GroupByKeyStreamingTranslator.reduceByKey): the step stands where its
-      // last epoch left it until the leaves job ran its partitions, then settles what they did.
-      String stepName = context.stepName();
-      run.reportOutputWatermark(run.outputWatermarkBefore());
-      run.afterLeaves(() -> {
-        KeyedShuffle.settle(run, stepName, plan.holds, partitions, last);
-        run.reportOutputWatermark(last.outputWatermark(run.inputWatermark()));
-      });
-      putOutputs(context, tags, Rdds.map(out, new CoderFunctions.Decode<>(plan.outputCoder)), false);
-      return null;
-    }
-    KeyedShuffle.runOnce(context, out, plan.holds, partitions, last);
-    Instant hold = last.outputWatermark(run.inputWatermark());
-    if (last.emittedNothing(context)) {
-      return hold;
-    }
-    putOutputs(context, tags, Rdds.map(out, new CoderFunctions.Decode<>(plan.outputCoder)), true);
-    return hold;
   }
 
   /**

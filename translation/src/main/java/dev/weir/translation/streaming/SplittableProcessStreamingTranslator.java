@@ -1,11 +1,11 @@
 package dev.weir.translation.streaming;
 
 import dev.weir.translation.Rdds;
-import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.CoderFunctions;
 import dev.weir.translation.TranslationContext;
 import dev.weir.translation.batch.ParDoTranslator;
 import dev.weir.translation.batch.SplittableProcessTranslator;
+import dev.weir.translation.runtime.DoFnSpec;
 import java.util.List;
 import org.apache.beam.sdk.coders.ByteArrayCoder;
 import org.apache.beam.sdk.coders.Coder;
@@ -30,7 +30,7 @@ import org.joda.time.Instant;
  * inputs as a ParDo's do.
  */
 public final class SplittableProcessStreamingTranslator
-    implements TransformTranslator<SplittableParDo.ProcessKeyedElements<?, ?, ?, ?>> {
+    implements OperatorTranslator<SplittableParDo.ProcessKeyedElements<?, ?, ?, ?>> {
   private final SplittableProcessTranslator batch = new SplittableProcessTranslator();
 
   private static boolean unbounded(SplittableParDo.ProcessKeyedElements<?, ?, ?, ?> transform) {
@@ -43,56 +43,79 @@ public final class SplittableProcessStreamingTranslator
   }
 
   @Override
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  public void translate(SplittableParDo.ProcessKeyedElements<?, ?, ?, ?> transform, TranslationContext context) {
-    StreamingRun run = StreamingRun.of(context);
-    Instant hold = run.inputWatermark();
-    if (!transform.getSideInputs().isEmpty()) {
-      hold = min(hold, ParDoStreamingTranslator.waitForSideInputs(transform.getSideInputs(), context));
+  public StepOperator operator(SplittableParDo.ProcessKeyedElements<?, ?, ?, ?> transform) {
+    return new ProcessOperator(transform);
+  }
+
+  /**
+   * The processing step over the run. Unbounded per element and without side inputs, its
+   * ProcessFn's spec is built when it opens; with side inputs, each epoch, with their contents.
+   */
+  private final class ProcessOperator implements StepOperator {
+    private final SplittableParDo.ProcessKeyedElements<?, ?, ?, ?> transform;
+    private final boolean unbounded;
+    private @Nullable DoFnSpec processFn;
+
+    ProcessOperator(SplittableParDo.ProcessKeyedElements<?, ?, ?, ?> transform) {
+      this.transform = transform;
+      this.unbounded = unbounded(transform);
     }
-    if (!unbounded(transform)) {
-      batch.translate(transform, context);
+
+    @Override
+    public void open(TranslationContext context) {
+      if (unbounded && transform.getSideInputs().isEmpty()) {
+        processFn = SplittableProcessTranslator.processFnSpec(transform, context);
+      }
+    }
+
+    @Override
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public void processEpoch(TranslationContext context) {
+      StreamingRun run = StreamingRun.of(context);
+      Instant hold = run.inputWatermark();
+      if (!transform.getSideInputs().isEmpty()) {
+        hold = min(hold, ParDoStreamingTranslator.waitForSideInputs(transform.getSideInputs(), context));
+      }
+      if (!unbounded) {
+        batch.translate(transform, context);
+        run.reportOutputWatermark(hold);
+        return;
+      }
+      PCollection<KV<byte[], KV<Object, Object>>> input = context.input();
+      Coder<? extends BoundedWindow> windowCoder = TranslationContext.windowCoder(input);
+      List<TupleTag<?>> tags = ParDoTranslator.outputTags(transform.getMainOutputTag(), context);
+      Coder<?> outputValueCoder = ParDoStreamingTranslator.outputValueCoder(tags, context);
+      SplittableProcessPartition.Spec plan = new SplittableProcessPartition.Spec();
+      plan.processFn = processFn != null ? processFn : SplittableProcessTranslator.processFnSpec(transform, context);
+      plan.runId = run.runId();
+      plan.epoch = run.epoch();
+      plan.elementCoder = (Coder) WindowedValues.getFullCoder(input.getCoder(), windowCoder);
+      plan.outputCoder = (Coder) WindowedValues.getFullCoder(outputValueCoder, windowCoder);
+      plan.inputBefore = run.inputWatermarkBefore();
+      plan.processingTime = run.processingTime();
+      plan.maxReadTimeMillis = run.settings().maxReadTimeMillis();
+      plan.draining = run.draining();
+      plan.files = run.stateFiles();
+      plan.backend = run.settings().stateBackend();
+      plan.holds = new PartitionReports<>();
+      context.session().sparkContext().register(plan.holds);
+      int partitions = run.keyedPartitions();
+      JavaRDD<byte[]> out =
+          KeyedShuffle.pinned(
+              context,
+              Rdds.mapPartitionsWithIndex(
+                  KeyedShuffle.byKey(context.rdd(input), (Coder) ByteArrayCoder.of(), plan.elementCoder, true, partitions, false),
+                  new SplittableProcessPartition(plan),
+                  true));
+      hold = min(hold, KeyedShuffle.runOnce(context, out, plan.holds, partitions, new KeyedShuffle.LastRun()).outputWatermark(run.inputWatermark()));
+      // A partition holds a watermark only while a work item waits in its state, with its resume
+      // timer: the run goes on until every one is done (its input's watermark is not such a wait).
+      if (plan.holds.value().values().stream().anyMatch(r -> r.hold() < BoundedWindow.TIMESTAMP_MAX_VALUE.getMillis())) {
+        run.noteWaiting();
+      }
+      ParDoStreamingTranslator.putOutputs(context, tags, Rdds.map(out, new CoderFunctions.Decode<>(plan.outputCoder)), true);
       run.reportOutputWatermark(hold);
-      return;
     }
-    PCollection<KV<byte[], KV<Object, Object>>> input = context.input();
-    Coder<? extends BoundedWindow> windowCoder = TranslationContext.windowCoder(input);
-    List<TupleTag<?>> tags = ParDoTranslator.outputTags(transform.getMainOutputTag(), context);
-    Coder<?> outputValueCoder = ParDoStreamingTranslator.outputValueCoder(tags, context);
-    SplittableProcessPartition.Spec plan = new SplittableProcessPartition.Spec();
-    // Built once per run where no epoch changes it: without side inputs.
-    plan.processFn =
-        transform.getSideInputs().isEmpty()
-            ? run.builtOnce("processFn", () -> SplittableProcessTranslator.processFnSpec(transform, context))
-            : SplittableProcessTranslator.processFnSpec(transform, context);
-    plan.runId = run.runId();
-    plan.epoch = run.epoch();
-    plan.elementCoder = (Coder) WindowedValues.getFullCoder(input.getCoder(), windowCoder);
-    plan.outputCoder = (Coder) WindowedValues.getFullCoder(outputValueCoder, windowCoder);
-    plan.inputBefore = run.inputWatermarkBefore();
-    plan.processingTime = run.processingTime();
-    plan.maxReadTimeMillis = run.settings().maxReadTimeMillis();
-    plan.draining = run.draining();
-    plan.files = run.stateFiles();
-    plan.backend = run.settings().stateBackend();
-    plan.holds = new PartitionReports<>();
-    context.session().sparkContext().register(plan.holds);
-    int partitions = run.keyedPartitions();
-    JavaRDD<byte[]> out =
-        KeyedShuffle.pinned(
-            context,
-            Rdds.mapPartitionsWithIndex(
-                KeyedShuffle.byKey(context.rdd(input), (Coder) ByteArrayCoder.of(), plan.elementCoder, true, partitions, false),
-                new SplittableProcessPartition(plan),
-                true));
-    hold = min(hold, KeyedShuffle.runOnce(context, out, plan.holds, partitions, new KeyedShuffle.LastRun()).outputWatermark(run.inputWatermark()));
-    // A partition holds a watermark only while a work item waits in its state, with its resume
-    // timer: the run goes on until every one is done (its input's watermark is not such a wait).
-    if (plan.holds.value().values().stream().anyMatch(r -> r.hold() < BoundedWindow.TIMESTAMP_MAX_VALUE.getMillis())) {
-      run.noteWaiting();
-    }
-    ParDoStreamingTranslator.putOutputs(context, tags, Rdds.map(out, new CoderFunctions.Decode<>(plan.outputCoder)), true);
-    run.reportOutputWatermark(hold);
   }
 
   private static Instant min(Instant a, Instant b) {

@@ -48,8 +48,6 @@ public final class StreamingRun implements StreamingEpoch {
   /** The steps downstream of those steps, in topological order. */
   private List<String> afterStepsWithLeaves = List.of();
   private final List<Runnable> releases = new ArrayList<>();
-  /** What steps built once for the run, by step and name ({@link #builtOnce}). */
-  private final Map<String, Map<String, Object>> built = new HashMap<>();
   /** Where this run's tasks held readers or state (Spark task locations). */
   private final Set<String> executors = new HashSet<>();
   /** Where each step's keyed partitions ran last, by step. */
@@ -287,22 +285,6 @@ public final class StreamingRun implements StreamingEpoch {
   /** The steps run within this epoch's leaves job so far, in the order they were translated. */
   List<String> ranWithLeaves() {
     return List.copyOf(ranWithLeaves);
-  }
-
-  /**
-   * What the current step builds once per run rather than every epoch, under {@code name}: what
-   * its tasks need that no epoch changes (a DoFn's spec, say). {@code build}'s value the first
-   * time, the same one after; not committed, so a restarted run builds it again.
-   */
-  @SuppressWarnings("unchecked")
-  public <T> T builtOnce(String name, java.util.function.Supplier<T> build) {
-    Map<String, Object> byName = built.computeIfAbsent(step, k -> new HashMap<>());
-    Object value = byName.get(name);
-    if (value == null) {
-      value = build.get();
-      byName.put(name, value);
-    }
-    return (T) value;
   }
 
   /** Runs {@code action} once this epoch's jobs have all run, if they all succeeded. */
