@@ -140,14 +140,8 @@ public final class GroupByKeyStreamingTranslator implements OperatorTranslator<G
                   true));
       if (run.runsWithLeaves()) {
         // Only lazily derived steps follow, up to the leaves: the leaves job runs each partition
-        // once, on its way. Until then the step stands where its last epoch left it; then it
-        // settles what its partitions reported and the steps after it follow.
-        String stepName = context.stepName();
-        run.reportOutputWatermark(run.outputWatermarkBefore());
-        run.afterLeaves(() -> {
-          KeyedShuffle.settle(run, stepName, spec.holds, partitions, last);
-          run.reportOutputWatermark(last.outputWatermark(run.inputWatermark()));
-        });
+        // once, on its way.
+        KeyedShuffle.settleAfterLeaves(context, spec.holds, partitions, last);
         context.putRdd((PCollection<Object>) output, Rdds.map(grouped, new CoderFunctions.Decode<>(outputCoder)), false);
         return;
       }

@@ -233,6 +233,23 @@ final class KeyedShuffle {
   }
 
   /**
+   * Lets the epoch's leaves job run the current keyed step's partitions, on the way to the steps
+   * after it ({@link StreamingRun#runsWithLeaves}): until that job ran, the step stands where its
+   * last epoch left it; then it {@link #settle}s what its partitions reported and reports the
+   * watermark they reached, and the steps after it follow.
+   */
+  static void settleAfterLeaves(
+      TranslationContext context, PartitionReports<PartitionReport> reports, int partitions, LastRun last) {
+    StreamingRun run = StreamingRun.of(context);
+    String stepName = context.stepName();
+    run.reportOutputWatermark(run.outputWatermarkBefore());
+    run.afterLeaves(() -> {
+      settle(run, stepName, reports, partitions, last);
+      run.reportOutputWatermark(last.outputWatermark(run.inputWatermark()));
+    });
+  }
+
+  /**
    * Records in {@code last} what keyed step {@code stepName}'s partitions hold now, once the job
    * that ran them all ended (their earliest hold holds the step's output watermark: {@link
    * LastRun#outputWatermark}) and what they emitted, and returns it; notes where each partition

@@ -213,14 +213,7 @@ public final class ParDoStreamingTranslator
                   new StatefulParDoPartition(plan),
                   true));
       if (run.runsWithLeaves()) {
-        // As a grouping's (GroupByKeyStreamingTranslator.KeyedReduce): the step stands where its
-        // last epoch left it until the leaves job ran its partitions, then settles what they did.
-        String stepName = context.stepName();
-        run.reportOutputWatermark(run.outputWatermarkBefore());
-        run.afterLeaves(() -> {
-          KeyedShuffle.settle(run, stepName, plan.holds, partitions, last);
-          run.reportOutputWatermark(last.outputWatermark(run.inputWatermark()));
-        });
+        KeyedShuffle.settleAfterLeaves(context, plan.holds, partitions, last);
         putOutputs(context, tags, Rdds.map(out, new CoderFunctions.Decode<>(outputCoder)), false);
         return null;
       }
