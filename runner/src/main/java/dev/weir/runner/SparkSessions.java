@@ -37,6 +37,10 @@ final class SparkSessions {
   private static final Pattern LOCAL = Pattern.compile("local(\\[(\\*|\\d+)(,\\d+)?])?");
   private static final Pattern MASTER = Pattern.compile("local(\\[(\\*|\\d+)(,\\d+)?])?|spark://.+|yarn|k8s://.+");
   private static final Pattern STANDALONE = Pattern.compile("spark://(.+)");
+  private static final String CLUSTER_LOGS =
+      ": check the master's and workers' logs (free cores and memory, the workers' Java, the staged jars)";
+  /** How Spark's SparkContext says it was stopped (its assertNotStopped). */
+  private static final String SPARK_STOPPED = "Cannot call methods on a stopped SparkContext";
   static final String ACCEPTED_MASTERS =
       "local, local[N], local[*], local[N,F], spark://HOST:PORT, yarn, k8s://URL";
 
@@ -128,7 +132,7 @@ final class SparkSessions {
     } catch (RuntimeException e) {
       close(staged);
       forget();
-      throw new IllegalStateException("Could not start Spark on --sparkMaster=" + master + ": " + e.getMessage(), e);
+      throw startFailure(master, e);
     }
     if (staged != null) {
       FilesToStage owned = staged;
@@ -220,12 +224,31 @@ final class SparkSessions {
     boolean stopped = sc.isStopped();
     session.stop();
     forget();
-    throw new IllegalStateException(
-        (stopped
-                ? "Spark on --sparkMaster=" + master + " stopped while starting"
-                : "No executor of --sparkMaster=" + master + " registered within --sparkStartTimeoutSeconds="
-                    + timeoutSeconds)
-            + ": check the master's and workers' logs (free cores and memory, the workers' Java, the staged jars)");
+    throw new IllegalStateException(stopped
+        ? stoppedWhileStarting(master)
+        : "No executor of --sparkMaster=" + master + " registered within --sparkStartTimeoutSeconds=" + timeoutSeconds
+            + CLUSTER_LOGS);
+  }
+
+  private static String stoppedWhileStarting(String master) {
+    return "Spark on --sparkMaster=" + master + " stopped while starting" + CLUSTER_LOGS;
+  }
+
+  /**
+   * Why Spark did not start. A cluster master that gives the application up (its executors
+   * cannot start) stops the SparkContext; when that happens before the context is fully built,
+   * Spark throws its generic stopped-context error from the builder, not from a job, and the
+   * user is told the same as when it happens while Weir waits for the first executor. Otherwise
+   * the first line of Spark's message (the rest is call sites) and the cause.
+   */
+  static IllegalStateException startFailure(String master, RuntimeException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof IllegalStateException && t.getMessage() != null && t.getMessage().startsWith(SPARK_STOPPED)) {
+        return new IllegalStateException(stoppedWhileStarting(master), e);
+      }
+    }
+    String message = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+    return new IllegalStateException("Could not start Spark on --sparkMaster=" + master + ": " + message, e);
   }
 
   private static void forget() {

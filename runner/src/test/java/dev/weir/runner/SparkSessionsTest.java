@@ -41,6 +41,30 @@ class SparkSessionsTest {
     assertThat(next.run().getState(), equalTo(PipelineResult.State.DONE));
   }
 
+  /**
+   * A cluster that gives the application up while Spark is still building its context (the
+   * master's executor retries can run out in a second) makes Spark's builder throw its generic
+   * stopped-context error; the user is told what happened, as when it happens later while
+   * waiting for executors. The text is Spark 4.2's (SparkContext.assertNotStopped).
+   */
+  @Test
+  void aContextStoppedWhileBeingBuiltIsReportedAsStoppedWhileStarting() {
+    String master = "spark://127.0.0.1:7077";
+    IllegalStateException spark = new IllegalStateException("Cannot call methods on a stopped SparkContext.\n"
+        + "This stopped SparkContext was created at:\n\norg.apache.spark.sql.SparkSession$Builder.getOrCreate(SparkSession.scala:929)\n");
+    for (RuntimeException thrown : new RuntimeException[] {spark, new RuntimeException("wrapped", spark)}) {
+      IllegalStateException e = SparkSessions.startFailure(master, thrown);
+      assertThat(e.getMessage(), equalTo("Spark on --sparkMaster=" + master + " stopped while starting: check the master's "
+          + "and workers' logs (free cores and memory, the workers' Java, the staged jars)"));
+      assertThat(e.getCause(), equalTo(thrown));
+    }
+
+    IllegalStateException other = SparkSessions.startFailure(master,
+        new IllegalArgumentException("Executor memory 1 must be at least 471859200.\nPlease increase heap size"));
+    assertThat(other.getMessage(), equalTo(
+        "Could not start Spark on --sparkMaster=" + master + ": Executor memory 1 must be at least 471859200."));
+  }
+
   @Test
   void streamingOnAClusterWithoutACheckpointDirIsRefusedBeforeItStarts() throws Exception {
     Pipeline p = Pipelines.create("--sparkMaster=spark://127.0.0.1:" + freePort());
