@@ -116,10 +116,9 @@ public final class ReadBoundedTranslator implements TransformTranslator<PTransfo
       if (task != null) {
         task.addTaskCompletionListener((TaskContext ctx) -> closeQuietly(reader));
       }
-      boolean first = available;
       return new Iterator<>() {
         private final ArrayDeque<WindowedValue<Object>> buffer = new ArrayDeque<>();
-        private boolean hasCurrent = first;
+        private boolean hasCurrent = available;
 
         @Override
         public boolean hasNext() {

@@ -36,7 +36,8 @@ public final class SplittableProcessTranslator
    * The step as runners-core's {@code ProcessFn} over keyed work items (an element and its
    * restriction, or a timer to resume one), with the user's DoFn inside it: what streaming runs
    * per key over state, where the residual restriction, the watermark estimator's state and a
-   * watermark hold wait between epochs.
+   * watermark hold wait between epochs. Built once per run, without side-input contents: each
+   * epoch gives it its own ({@link DoFnSpec#withSideInputs}).
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
   public static DoFnSpec processFnSpec(SplittableParDo.ProcessKeyedElements<?, ?, ?, ?> transform, TranslationContext context) {
@@ -58,7 +59,7 @@ public final class SplittableProcessTranslator
         transform.getInputWindowingStrategy(),
         DoFnSchemaInformation.create(),
         transform.getSideInputMapping(),
-        ParDoTranslator.sideInputs(context, transform.getSideInputs()),
+        List.of(),
         context.metrics(),
         // A ProcessFn per bundle: each bundle binds it to its own state, timers and checkpoint
         // executor (SplittableProcessPartition).

@@ -7,8 +7,6 @@ import dev.weir.translation.runtime.TimerAdvance;
 import dev.weir.translation.streaming.state.KeyState;
 import dev.weir.translation.streaming.state.KeyedPartition;
 import dev.weir.translation.streaming.state.KeyedStateStore;
-import dev.weir.translation.streaming.state.StateBackend;
-import dev.weir.translation.streaming.state.StateFiles;
 import dev.weir.translation.streaming.state.TrackedTimerInternals;
 import java.io.Serializable;
 import java.nio.ByteBuffer;
@@ -34,7 +32,6 @@ import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.beam.sdk.values.WindowingStrategy;
 import org.apache.spark.api.java.function.Function2;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.joda.time.Instant;
 import scala.Tuple2;
 
 /**
@@ -50,11 +47,9 @@ final class GroupAlsoByWindowPartition
 
   /** Everything a partition needs, fixed for the epoch. */
   static final class Spec implements Serializable {
+    /** The epoch this run of the step is in. */
+    KeyedEpoch run;
     String stepName;
-    String runId;
-    long epoch;
-    /** The epoch the partitions' state is at: the last the step ran in. */
-    long stateEpoch;
     WindowingStrategy<?, BoundedWindow> strategy;
     Coder<Object> keyCoder;
     /** What the step keeps per key and window, and what it emits: a buffer of the elements, or an accumulator. */
@@ -63,17 +58,6 @@ final class GroupAlsoByWindowPartition
     Coder<WindowedValue<KV<Object, Object>>> outputCoder;
     SerializablePipelineOptions options;
     TimePolicies policies;
-    Instant inputBefore;
-    Instant inputNow;
-    /** The epoch's clock: elements arrive at it, and it is the synchronized processing time. */
-    Instant processingTime;
-    /** The step's processing time, at which its processing-time timers fire. */
-    Instant timerClock;
-    PartitionReports<KeyedShuffle.PartitionReport> holds;
-    /** Where the state is checkpointed, or null. */
-    StateFiles files;
-    /** Where the state lives between epochs. */
-    StateBackend backend;
     /**
      * What a combining step runs per key instead of {@link #reduceFn}'s {@code ReduceFnRunner}
      * when each window fires once, at its end; null otherwise.
@@ -94,14 +78,14 @@ final class GroupAlsoByWindowPartition
     try {
       KeyedPartition state =
           KeyedStateStore.open(
-              spec.backend,
-              spec.runId,
+              spec.run.backend(),
+              spec.run.runId(),
               spec.stepName,
               partition,
-              spec.epoch,
-              spec.stateEpoch,
+              spec.run.epoch(),
+              spec.run.stateEpoch(),
               KeyedStateStore.Codec.of(spec.keyCoder, spec.strategy.getWindowFn().windowCoder()),
-              spec.files,
+              spec.run.files(),
               false);
       return new Epoch(partition, state, input);
     } catch (Exception e) {
@@ -130,8 +114,8 @@ final class GroupAlsoByWindowPartition
     Epoch(int partition, KeyedPartition state, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input) throws Exception {
       this.partition = partition;
       this.state = state;
-      this.due = KeyedStateStore.due(state, spec.policies, spec.inputNow, spec.timerClock);
-      this.groups = KeyGroups.of(input, spec.backend.groupsKeys());
+      this.due = KeyedStateStore.due(state, spec.policies, spec.run.inputNow(), spec.run.timerClock());
+      this.groups = KeyGroups.of(input, spec.run.backend().groupsKeys());
       this.trigger =
           ExecutableTriggerStateMachine.create(
               TriggerStateMachines.stateMachineForTrigger(TriggerTranslation.toProto(spec.strategy.getTrigger())));
@@ -167,11 +151,11 @@ final class GroupAlsoByWindowPartition
           elements.add(elementBytes.decode(element));
         }
         KeyState key =
-            state.getOrCreate(group.key(), keyBytes.decode(group.key().array()), spec.inputBefore);
-        key.catchUp(spec.inputBefore, spec.processingTime);
+            state.getOrCreate(group.key(), keyBytes.decode(group.key().array()), spec.run.inputBefore());
+        key.catchUp(spec.run.inputBefore(), spec.run.processingTime());
         // Timers that fell due while the epoch's elements were on their way fire before they
         // arrive, so that their panes do not take in elements that came later.
-        timerAdvance.beforeInput(key, new Runner(key, trigger, out)::fire, spec.processingTime);
+        timerAdvance.beforeInput(key, new Runner(key, trigger, out)::fire, spec.run.processingTime());
         Iterable<WindowedValue<Object>> live =
             LateDataUtils.dropExpiredWindows(key.state.getKey(), elements, key.timers, spec.strategy, dropped);
         if (spec.endOfWindow != null) {
@@ -189,14 +173,14 @@ final class GroupAlsoByWindowPartition
         ByteBuffer bytes = due.next();
         KeyState key = state.get(bytes);
         if (key != null && !state.touchedThisEpoch(key)) {
-          key.catchUp(spec.inputBefore, spec.processingTime);
+          key.catchUp(spec.run.inputBefore(), spec.run.processingTime());
           advance(key, trigger, out);
           state.touch(bytes, key, false, false);
         }
         return;
       }
-      KeyedStateStore.commit(spec.backend, state, spec.epoch);
-      spec.holds.add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.of(state, out.emitted)));
+      KeyedStateStore.commit(spec.run.backend(), state, spec.run.epoch());
+      spec.run.holds().add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.of(state, out.emitted)));
       committed = true;
     }
   }
@@ -253,7 +237,7 @@ final class GroupAlsoByWindowPartition
       ExecutableTriggerStateMachine trigger,
       Panes out)
       throws Exception {
-    timerAdvance.advance(key, new Runner(key, trigger, out)::fire, spec.processingTime, spec.inputNow, spec.timerClock);
+    timerAdvance.advance(key, new Runner(key, trigger, out)::fire, spec.run.processingTime(), spec.run.inputNow(), spec.run.timerClock());
   }
 
   /** A key's ReduceFnRunner, made when the first timer falls due. */

@@ -108,10 +108,8 @@ public final class GroupByKeyStreamingTranslator implements OperatorTranslator<G
       }
 
       GroupAlsoByWindowPartition.Spec spec = new GroupAlsoByWindowPartition.Spec();
+      spec.run = KeyedEpoch.of(context, last.stateEpoch(run.epoch()));
       spec.stepName = context.stepName();
-      spec.runId = run.runId();
-      spec.epoch = run.epoch();
-      spec.stateEpoch = last.stateEpoch(run.epoch());
       spec.strategy = strategy;
       spec.keyCoder = keyCoder;
       spec.reduceFn = (SystemReduceFn) reduceFn;
@@ -120,32 +118,23 @@ public final class GroupByKeyStreamingTranslator implements OperatorTranslator<G
       spec.outputCoder = (Coder) outputCoder;
       spec.options = context.options();
       spec.policies = context.policies();
-      spec.inputBefore = run.inputWatermarkBefore();
-      spec.inputNow = run.inputWatermark();
-      spec.processingTime = run.processingTime();
-      spec.timerClock = run.stepProcessingTime();
-      spec.files = run.stateFiles();
-      spec.backend = run.settings().stateBackend();
-      spec.holds = new PartitionReports<>();
-      // Unnamed: Spark's UI would render a named accumulator's map while tasks add to it.
-      context.session().sparkContext().register(spec.holds);
 
       int partitions = run.keyedPartitions();
       JavaRDD<byte[]> grouped =
           KeyedShuffle.pinned(
               context,
               Rdds.mapPartitionsWithIndex(
-                  KeyedShuffle.byKey(elements, keyCoder, elementCoder, false, partitions, spec.backend.groupsKeys()),
+                  KeyedShuffle.byKey(elements, keyCoder, elementCoder, false, partitions, spec.run.backend().groupsKeys()),
                   new GroupAlsoByWindowPartition(spec),
                   true));
       if (run.runsWithLeaves()) {
         // Only lazily derived steps follow, up to the leaves: the leaves job runs each partition
         // once, on its way.
-        KeyedShuffle.settleAfterLeaves(context, spec.holds, partitions, last);
+        KeyedShuffle.settleAfterLeaves(context, spec.run.holds(), partitions, last);
         context.putRdd((PCollection<Object>) output, Rdds.map(grouped, new CoderFunctions.Decode<>(outputCoder)), false);
         return;
       }
-      KeyedShuffle.runOnce(context, grouped, spec.holds, partitions, last);
+      KeyedShuffle.runOnce(context, grouped, spec.run.holds(), partitions, last);
       run.reportOutputWatermark(last.outputWatermark(run.inputWatermark()));
       if (last.emittedNothing(context)) {
         return;

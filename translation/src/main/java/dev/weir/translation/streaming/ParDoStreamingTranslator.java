@@ -117,6 +117,8 @@ public final class ParDoStreamingTranslator
   private final class ParDoOperator implements StepOperator {
     private final ParDo.MultiOutput<?, ?> transform;
     private final boolean stateful;
+    /** A stateless DoFn with sorted input: batch's translation, over the epoch's elements. */
+    private final boolean sortedByBatch;
     private @Nullable DoFnSpec spec;
     private @Nullable List<TupleTag<?>> tags;
     private @Nullable Coder<Object> keyCoder;
@@ -126,11 +128,15 @@ public final class ParDoStreamingTranslator
     ParDoOperator(ParDo.MultiOutput<?, ?> transform) {
       this.transform = transform;
       this.stateful = DoFnSignatures.isStateful(transform.getFn());
+      this.sortedByBatch = !stateful && DoFnSignatures.requiresTimeSortedInput(transform.getFn());
     }
 
     @Override
     @SuppressWarnings({"unchecked", "rawtypes"})
     public void open(TranslationContext context) {
+      if (sortedByBatch) {
+        return;
+      }
       spec = ParDoTranslator.spec(transform, context, List.of());
       tags = ParDoTranslator.outputTags(transform.getMainOutputTag(), context);
       if (stateful) {
@@ -156,7 +162,7 @@ public final class ParDoStreamingTranslator
           return;
         }
         hold = min(hold, held);
-      } else if (DoFnSignatures.requiresTimeSortedInput(transform.getFn())) {
+      } else if (sortedByBatch) {
         // Sorted within the epoch, as batch sorts its whole input.
         batch.translate(transform, context);
       } else {
@@ -188,36 +194,26 @@ public final class ParDoStreamingTranslator
         return last.outputWatermark(run.inputWatermark());
       }
       StatefulParDoPartition.Spec plan = new StatefulParDoPartition.Spec();
+      plan.run = KeyedEpoch.of(context, last.stateEpoch(run.epoch()));
       plan.dofn = spec(context);
-      plan.runId = run.runId();
-      plan.epoch = run.epoch();
-      plan.stateEpoch = last.stateEpoch(run.epoch());
       plan.keyCoder = keyCoder;
       plan.elementCoder = elementCoder;
       plan.outputCoder = outputCoder;
       plan.policies = context.policies();
-      plan.inputBefore = run.inputWatermarkBefore();
-      plan.inputNow = run.inputWatermark();
-      plan.processingTime = run.processingTime();
-      plan.timerClock = run.stepProcessingTime();
-      plan.files = run.stateFiles();
-      plan.backend = run.settings().stateBackend();
-      plan.holds = new PartitionReports<>();
-      context.session().sparkContext().register(plan.holds);
       int partitions = run.keyedPartitions();
       JavaRDD<byte[]> out =
           KeyedShuffle.pinned(
               context,
               Rdds.mapPartitionsWithIndex(
-                  KeyedShuffle.byKey(context.rdd(context.input()), keyCoder, elementCoder, true, partitions, plan.backend.groupsKeys()),
+                  KeyedShuffle.byKey(context.rdd(context.input()), keyCoder, elementCoder, true, partitions, plan.run.backend().groupsKeys()),
                   new StatefulParDoPartition(plan),
                   true));
       if (run.runsWithLeaves()) {
-        KeyedShuffle.settleAfterLeaves(context, plan.holds, partitions, last);
+        KeyedShuffle.settleAfterLeaves(context, plan.run.holds(), partitions, last);
         putOutputs(context, tags, Rdds.map(out, new CoderFunctions.Decode<>(outputCoder)), false);
         return null;
       }
-      KeyedShuffle.runOnce(context, out, plan.holds, partitions, last);
+      KeyedShuffle.runOnce(context, out, plan.run.holds(), partitions, last);
       Instant hold = last.outputWatermark(run.inputWatermark());
       if (last.emittedNothing(context)) {
         return hold;

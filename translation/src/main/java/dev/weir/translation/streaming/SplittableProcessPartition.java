@@ -6,8 +6,6 @@ import dev.weir.translation.runtime.KeyStepContext;
 import dev.weir.translation.streaming.state.KeyState;
 import dev.weir.translation.streaming.state.KeyedPartition;
 import dev.weir.translation.streaming.state.KeyedStateStore;
-import dev.weir.translation.streaming.state.StateBackend;
-import dev.weir.translation.streaming.state.StateFiles;
 import dev.weir.translation.streaming.state.TrackedTimerInternals;
 import java.io.Serializable;
 import java.nio.ByteBuffer;
@@ -59,20 +57,13 @@ final class SplittableProcessPartition
 
   /** Everything a partition needs, fixed for the epoch. */
   static final class Spec implements Serializable {
+    /** The epoch this run of the step is in. */
+    KeyedEpoch run;
     DoFnSpec processFn;
-    String runId;
-    long epoch;
     Coder<WindowedValue<Object>> elementCoder;
     Coder<WindowedValue<Object>> outputCoder;
-    Instant inputBefore;
-    Instant processingTime;
     long maxReadTimeMillis;
     boolean draining;
-    PartitionReports<KeyedShuffle.PartitionReport> holds;
-    /** Where the state is checkpointed, or null. */
-    StateFiles files;
-    /** Where the state lives between epochs. */
-    StateBackend backend;
   }
 
   private final Spec plan;
@@ -85,17 +76,17 @@ final class SplittableProcessPartition
   public Iterator<byte[]> call(Integer partition, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input) {
     KeyedPartition state =
         KeyedStateStore.open(
-            plan.backend,
-            plan.runId,
+            plan.run.backend(),
+            plan.run.runId(),
             plan.processFn.stepName,
             partition,
-            plan.epoch,
-            plan.epoch - 1,
+            plan.run.epoch(),
+            plan.run.stateEpoch(),
             KeyedStateStore.Codec.of(
                 (Coder) ByteArrayCoder.of(), plan.processFn.windowingStrategy.getWindowFn().windowCoder()),
-            plan.files,
+            plan.run.files(),
             false);
-    BundleFinalizers.runCommitted(plan.runId, plan.processFn.stepName, partition, plan.epoch - 1);
+    BundleFinalizers.runCommitted(plan.run.runId(), plan.processFn.stepName, partition, plan.run.epoch() - 1);
     Epoch bundle = new Epoch(partition, state, input);
     return new Iterator<>() {
       @Override
@@ -167,8 +158,8 @@ final class SplittableProcessPartition
       KeyState keyState = touched.get(bytes);
       if (keyState == null) {
         try {
-          keyState = state.getOrCreate(bytes, key, plan.inputBefore);
-          keyState.catchUp(plan.inputBefore, plan.processingTime);
+          keyState = state.getOrCreate(bytes, key, plan.run.inputBefore());
+          keyState.catchUp(plan.run.inputBefore(), plan.run.processingTime());
         } catch (Exception e) {
           throw new IllegalStateException("Step '" + plan.processFn.stepName + "': could not open a work item's state", e);
         }
@@ -193,9 +184,9 @@ final class SplittableProcessPartition
       if (resuming == null) {
         // Work items whose resume timer is due at this epoch's processing time (all of them when
         // draining).
-        Instant clock = plan.draining ? BoundedWindow.TIMESTAMP_MAX_VALUE : plan.processingTime;
+        Instant clock = plan.draining ? BoundedWindow.TIMESTAMP_MAX_VALUE : plan.run.processingTime();
         List<ByteBuffer> due = new ArrayList<>();
-        state.due(plan.inputBefore, clock).forEachRemaining(due::add);
+        state.due(plan.run.inputBefore(), clock).forEachRemaining(due::add);
         resuming = new java.util.LinkedHashSet<>(due).iterator();
       }
       if (!resuming.hasNext()) {
@@ -241,9 +232,9 @@ final class SplittableProcessPartition
         // holds the step's output watermark, not the timers' processing-time timestamps.
         state.touch(e.getKey(), e.getValue(), false, true);
       }
-      KeyedStateStore.commit(plan.backend, state, plan.epoch);
-      BundleFinalizers.afterCommit(plan.runId, plan.processFn.stepName, partition, plan.epoch, finalizers);
-      plan.holds.add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.of(state, emitted())));
+      KeyedStateStore.commit(plan.run.backend(), state, plan.run.epoch());
+      BundleFinalizers.afterCommit(plan.run.runId(), plan.processFn.stepName, partition, plan.run.epoch(), finalizers);
+      plan.run.holds().add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.of(state, emitted())));
     }
 
     /** Finalizers run once this epoch is committed, not when the task ends. */

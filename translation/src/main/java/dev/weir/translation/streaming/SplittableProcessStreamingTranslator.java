@@ -15,6 +15,7 @@ import org.apache.beam.sdk.util.construction.SplittableParDo;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.beam.sdk.values.WindowedValues;
 import org.apache.spark.api.java.JavaRDD;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -55,6 +56,9 @@ public final class SplittableProcessStreamingTranslator
     private final SplittableParDo.ProcessKeyedElements<?, ?, ?, ?> transform;
     private final boolean unbounded;
     private @Nullable DoFnSpec processFn;
+    private @Nullable List<TupleTag<?>> tags;
+    private @Nullable Coder<WindowedValue<Object>> elementCoder;
+    private @Nullable Coder<WindowedValue<Object>> outputCoder;
 
     ProcessOperator(SplittableParDo.ProcessKeyedElements<?, ?, ?, ?> transform) {
       this.transform = transform;
@@ -62,10 +66,17 @@ public final class SplittableProcessStreamingTranslator
     }
 
     @Override
+    @SuppressWarnings({"unchecked", "rawtypes"})
     public void open(TranslationContext context) {
-      if (unbounded && transform.getSideInputs().isEmpty()) {
-        processFn = SplittableProcessTranslator.processFnSpec(transform, context);
+      if (!unbounded) {
+        return;
       }
+      PCollection<KV<byte[], KV<Object, Object>>> input = context.input();
+      Coder<? extends BoundedWindow> windowCoder = TranslationContext.windowCoder(input);
+      processFn = SplittableProcessTranslator.processFnSpec(transform, context);
+      tags = ParDoTranslator.outputTags(transform.getMainOutputTag(), context);
+      elementCoder = (Coder) WindowedValues.getFullCoder(input.getCoder(), windowCoder);
+      outputCoder = (Coder) WindowedValues.getFullCoder(ParDoStreamingTranslator.outputValueCoder(tags, context), windowCoder);
     }
 
     @Override
@@ -82,23 +93,16 @@ public final class SplittableProcessStreamingTranslator
         return;
       }
       PCollection<KV<byte[], KV<Object, Object>>> input = context.input();
-      Coder<? extends BoundedWindow> windowCoder = TranslationContext.windowCoder(input);
-      List<TupleTag<?>> tags = ParDoTranslator.outputTags(transform.getMainOutputTag(), context);
-      Coder<?> outputValueCoder = ParDoStreamingTranslator.outputValueCoder(tags, context);
       SplittableProcessPartition.Spec plan = new SplittableProcessPartition.Spec();
-      plan.processFn = processFn != null ? processFn : SplittableProcessTranslator.processFnSpec(transform, context);
-      plan.runId = run.runId();
-      plan.epoch = run.epoch();
-      plan.elementCoder = (Coder) WindowedValues.getFullCoder(input.getCoder(), windowCoder);
-      plan.outputCoder = (Coder) WindowedValues.getFullCoder(outputValueCoder, windowCoder);
-      plan.inputBefore = run.inputWatermarkBefore();
-      plan.processingTime = run.processingTime();
+      // It runs every epoch: its state is at the last one.
+      plan.run = KeyedEpoch.of(context, run.epoch() - 1);
+      plan.processFn = transform.getSideInputs().isEmpty()
+          ? processFn
+          : processFn.withSideInputs(ParDoTranslator.sideInputs(context, transform.getSideInputs()));
+      plan.elementCoder = elementCoder;
+      plan.outputCoder = outputCoder;
       plan.maxReadTimeMillis = run.settings().maxReadTimeMillis();
       plan.draining = run.draining();
-      plan.files = run.stateFiles();
-      plan.backend = run.settings().stateBackend();
-      plan.holds = new PartitionReports<>();
-      context.session().sparkContext().register(plan.holds);
       int partitions = run.keyedPartitions();
       JavaRDD<byte[]> out =
           KeyedShuffle.pinned(
@@ -107,10 +111,10 @@ public final class SplittableProcessStreamingTranslator
                   KeyedShuffle.byKey(context.rdd(input), (Coder) ByteArrayCoder.of(), plan.elementCoder, true, partitions, false),
                   new SplittableProcessPartition(plan),
                   true));
-      hold = min(hold, KeyedShuffle.runOnce(context, out, plan.holds, partitions, new KeyedShuffle.LastRun()).outputWatermark(run.inputWatermark()));
+      hold = min(hold, KeyedShuffle.runOnce(context, out, plan.run.holds(), partitions, new KeyedShuffle.LastRun()).outputWatermark(run.inputWatermark()));
       // A partition holds a watermark only while a work item waits in its state, with its resume
       // timer: the run goes on until every one is done (its input's watermark is not such a wait).
-      if (plan.holds.value().values().stream().anyMatch(r -> r.hold() < BoundedWindow.TIMESTAMP_MAX_VALUE.getMillis())) {
+      if (plan.run.holds().value().values().stream().anyMatch(r -> r.hold() < BoundedWindow.TIMESTAMP_MAX_VALUE.getMillis())) {
         run.noteWaiting();
       }
       ParDoStreamingTranslator.putOutputs(context, tags, Rdds.map(out, new CoderFunctions.Decode<>(plan.outputCoder)), true);

@@ -10,8 +10,6 @@ import dev.weir.translation.runtime.TimerAdvance;
 import dev.weir.translation.streaming.state.KeyState;
 import dev.weir.translation.streaming.state.KeyedPartition;
 import dev.weir.translation.streaming.state.KeyedStateStore;
-import dev.weir.translation.streaming.state.StateBackend;
-import dev.weir.translation.streaming.state.StateFiles;
 import dev.weir.translation.streaming.state.TrackedTimerInternals;
 import java.io.Serializable;
 import java.nio.ByteBuffer;
@@ -22,11 +20,8 @@ import java.util.List;
 import java.util.Map;
 import org.apache.beam.runners.core.DoFnRunner;
 import org.apache.beam.runners.core.DoFnRunners;
-import org.apache.beam.runners.core.StateInternals;
 import org.apache.beam.runners.core.StatefulDoFnRunner;
-import org.apache.beam.runners.core.StepContext;
 import org.apache.beam.runners.core.TimerInternals.TimerData;
-import org.apache.beam.runners.core.TimerInternals;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.state.TimeDomain;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -54,26 +49,13 @@ final class StatefulParDoPartition
 
   /** Everything a partition needs, fixed for the epoch. */
   static final class Spec implements Serializable {
+    /** The epoch this run of the step is in. */
+    KeyedEpoch run;
     DoFnSpec dofn;
-    String runId;
-    long epoch;
-    /** The epoch the partitions' state is at: the last the step ran in. */
-    long stateEpoch;
     Coder<Object> keyCoder;
     Coder<WindowedValue<Object>> elementCoder;
     Coder<WindowedValue<Object>> outputCoder;
     TimePolicies policies;
-    Instant inputBefore;
-    Instant inputNow;
-    /** The epoch's clock: elements arrive at it, and it is the synchronized processing time. */
-    Instant processingTime;
-    /** The step's processing time, at which its processing-time timers fire. */
-    Instant timerClock;
-    PartitionReports<KeyedShuffle.PartitionReport> holds;
-    /** Where the state is checkpointed, or null. */
-    StateFiles files;
-    /** Where the state lives between epochs. */
-    StateBackend backend;
   }
 
   private final Spec plan;
@@ -88,14 +70,14 @@ final class StatefulParDoPartition
   public Iterator<byte[]> call(Integer partition, Iterator<Tuple2<Integer, Tuple2<byte[], byte[]>>> input) {
     KeyedPartition state =
         KeyedStateStore.open(
-            plan.backend,
-            plan.runId,
+            plan.run.backend(),
+            plan.run.runId(),
             plan.dofn.stepName,
             partition,
-            plan.epoch,
-            plan.stateEpoch,
+            plan.run.epoch(),
+            plan.run.stateEpoch(),
             KeyedStateStore.Codec.of(plan.keyCoder, plan.dofn.windowingStrategy.getWindowFn().windowCoder()),
-            plan.files,
+            plan.run.files(),
             true);
     Epoch bundle;
     try {
@@ -146,8 +128,8 @@ final class StatefulParDoPartition
       super(plan.dofn);
       this.partition = partition;
       this.state = state;
-      this.groups = KeyGroups.of(input, plan.backend.groupsKeys());
-      this.due = KeyedStateStore.due(state, plan.policies, plan.inputNow, plan.timerClock);
+      this.groups = KeyGroups.of(input, plan.run.backend().groupsKeys());
+      this.due = KeyedStateStore.due(state, plan.policies, plan.run.inputNow(), plan.run.timerClock());
       this.bundleRunner = simpleRunner(new KeyStepContext(plan.dofn.stepName, null, null, bundleFinalizer()));
       this.keyRunner =
           DoFnRunners.defaultStatefulDoFnRunner(
@@ -184,7 +166,7 @@ final class StatefulParDoPartition
       ByteBuffer bytes = due.next();
       KeyState keyState = state.get(bytes);
       if (keyState != null && !state.touchedThisEpoch(keyState)) {
-        keyState.catchUp(plan.inputBefore, plan.processingTime);
+        keyState.catchUp(plan.run.inputBefore(), plan.run.processingTime());
         advance(bytes, keyState, null);
         state.touch(bytes, keyState, true, true);
       }
@@ -194,18 +176,18 @@ final class StatefulParDoPartition
     @Override
     protected void finishInput() throws Exception {
       bundleRunner.finishBundle();
-      KeyedStateStore.commit(plan.backend, state, plan.epoch);
-      plan.holds.add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.of(state, emitted())));
+      KeyedStateStore.commit(plan.run.backend(), state, plan.run.epoch());
+      plan.run.holds().add(new Tuple2<>(partition, KeyedShuffle.PartitionReport.of(state, emitted())));
     }
 
     /** The key's runner for this epoch, its state created at the previous watermark if new. */
     private Key key(ByteBuffer bytes, WindowedValue<Object> element) throws Exception {
-      KeyState keyState = state.getOrCreate(bytes, ((KV<?, ?>) element.getValue()).getKey(), plan.inputBefore);
-      keyState.catchUp(plan.inputBefore, plan.processingTime);
+      KeyState keyState = state.getOrCreate(bytes, ((KV<?, ?>) element.getValue()).getKey(), plan.run.inputBefore());
+      keyState.catchUp(plan.run.inputBefore(), plan.run.processingTime());
       Key key = new Key(keyState);
       // Timers that fell due before the epoch's elements arrived fire first: processing-time
       // ones due at the epoch's clock, event-time ones the last epoch's elements set (below).
-      timerAdvance.beforeInput(keyState, new Firing(keyState, key, List.of()), plan.processingTime);
+      timerAdvance.beforeInput(keyState, new Firing(keyState, key, List.of()), plan.run.processingTime());
       key.eventTimersBefore.putAll(keyState.pendingTimers);
       return key;
     }
@@ -218,7 +200,7 @@ final class StatefulParDoPartition
       TrackedTimerInternals timers = keyState.trackedTimers();
       keyState.deferredHold = null;
       Firing firing = new Firing(keyState, key, key == null ? List.of() : key.eventTimersSetByElements());
-      timerAdvance.advance(keyState, firing, plan.processingTime, plan.inputNow, plan.timerClock);
+      timerAdvance.advance(keyState, firing, plan.run.processingTime(), plan.run.inputNow(), plan.run.timerClock());
       // An event-time timer that this epoch's elements set fires in the next epoch at the
       // earliest, as the DirectRunner delivers a timer in a bundle after the one that set it:
       // the elements' outputs reach the steps downstream, whose processing-time triggers may fire

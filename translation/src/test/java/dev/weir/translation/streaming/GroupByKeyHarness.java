@@ -104,9 +104,8 @@ final class GroupByKeyHarness<K, V, O> implements AutoCloseable {
     epoch++;
     GroupAlsoByWindowPartition.Spec spec = new GroupAlsoByWindowPartition.Spec();
     spec.stepName = "GroupByKey";
-    spec.runId = runId;
-    spec.epoch = epoch;
-    spec.stateEpoch = epoch - 1;
+    spec.run = new KeyedEpoch(
+        runId, epoch, epoch - 1, watermark, inputWatermark, epochClock, stepClock, null, backend, new PartitionReports<>());
     spec.strategy = strategy;
     spec.keyCoder = (Coder) keyCoder;
     spec.reduceFn = (SystemReduceFn) reduceFn;
@@ -114,12 +113,6 @@ final class GroupByKeyHarness<K, V, O> implements AutoCloseable {
     spec.outputCoder = (Coder) outputCoder;
     spec.options = new SerializablePipelineOptions(PipelineOptionsFactory.create());
     spec.policies = policies;
-    spec.inputBefore = watermark;
-    spec.inputNow = inputWatermark;
-    spec.processingTime = epochClock;
-    spec.timerClock = stepClock;
-    spec.holds = new PartitionReports<>();
-    spec.backend = backend;
     spec.endOfWindow = endOfWindow;
     List<Tuple2<Integer, Tuple2<byte[], byte[]>>> input = new ArrayList<>(pending);
     pending.clear();
@@ -129,7 +122,7 @@ final class GroupByKeyHarness<K, V, O> implements AutoCloseable {
       panes.add(CoderUtils.decodeFromByteArray(outputCoder, out.next()));
     }
     watermark = inputWatermark;
-    report = spec.holds.value().get(0);
+    report = spec.run.holds().value().get(0);
     return panes;
   }
 

@@ -97,19 +97,12 @@ final class StatefulParDoHarness<K, V, OutT> implements AutoCloseable {
     epoch++;
     StatefulParDoPartition.Spec plan = new StatefulParDoPartition.Spec();
     plan.dofn = dofn;
-    plan.runId = runId;
-    plan.epoch = epoch;
-    plan.stateEpoch = epoch - 1;
+    plan.run = new KeyedEpoch(
+        runId, epoch, epoch - 1, watermark, inputWatermark, epochClock, stepClock, null, backend, new PartitionReports<>());
     plan.keyCoder = (Coder) keyCoder;
     plan.elementCoder = (Coder) elementCoder;
     plan.outputCoder = (Coder) outputCoder;
     plan.policies = policies;
-    plan.inputBefore = watermark;
-    plan.inputNow = inputWatermark;
-    plan.processingTime = epochClock;
-    plan.timerClock = stepClock;
-    plan.holds = new PartitionReports<>();
-    plan.backend = backend;
     List<Tuple2<Integer, Tuple2<byte[], byte[]>>> input = new ArrayList<>(pending);
     pending.clear();
     Iterator<byte[]> out = new StatefulParDoPartition(plan).call(0, input.iterator());
@@ -118,7 +111,7 @@ final class StatefulParDoHarness<K, V, OutT> implements AutoCloseable {
       outputs.add(CoderUtils.decodeFromByteArray(outputCoder, out.next()));
     }
     watermark = inputWatermark;
-    report = plan.holds.value().get(0);
+    report = plan.run.holds().value().get(0);
     return outputs;
   }
 
