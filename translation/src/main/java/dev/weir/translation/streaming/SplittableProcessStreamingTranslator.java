@@ -49,8 +49,9 @@ public final class SplittableProcessStreamingTranslator
   }
 
   /**
-   * The processing step over the run. Unbounded per element and without side inputs, its
-   * ProcessFn's spec is built when it opens; with side inputs, each epoch, with their contents.
+   * The processing step over the run. Unbounded per element, its ProcessFn's spec, output tags
+   * and coders are built when it opens; each epoch adds its side inputs' contents, if any.
+   * Bounded per element, each epoch runs batch's translation over the epoch's elements.
    */
   private final class ProcessOperator implements StepOperator {
     private final SplittableParDo.ProcessKeyedElements<?, ?, ?, ?> transform;
