@@ -118,7 +118,10 @@ public final class Launcher {
       // Likewise: reported as FAILED below.
     }
     List<RunRecord> recorded;
+    long before;
+    int appended = 0;
     try (ResultsHistory history = new ResultsHistory(options.getHistoryUrl()); HeapWatch heap = new HeapWatch()) {
+      before = history.count(runId, runner, mode);
       for (NexmarkQuery<?> query : queries) {
         NexmarkConfig config = config(options, query.number());
         System.out.printf(Locale.ROOT, "query %d %s on %s (%s, %,d events)...%n",
@@ -145,6 +148,7 @@ public final class Launcher {
         }
         Optional<RunRecord> baseline = history.baseline(runner, mode, query.number(), config.numEvents);
         history.append(run);
+        appended++;
         allCorrect &= run.correct();
         System.out.printf(Locale.ROOT, "  done in %,d ms: %,d results, %s%n",
             run.runtimeMs(), run.results(), run.correct() ? "correct" : "WRONG");
@@ -165,7 +169,29 @@ public final class Launcher {
     printTable(runner, mode, table);
     Dashboard.peerTable(recorded, runId, mode).ifPresent(comparison -> System.out.print("\n" + comparison));
     System.out.println("run id " + runId + "; dashboard: " + Path.of(options.getDashboard()).toAbsolutePath());
-    return allCorrect;
+    return keptEveryRun(options.getHistoryUrl(), runId, runner, mode, before + appended) && allCorrect;
+  }
+
+  /**
+   * Whether the history, opened again, still holds every run this launch recorded. An embedded
+   * H2 file has lost the last runs of a launch once it was closed (H2 2.3.232 during the peers
+   * script: the medians then silently covered fewer rounds than they said); a launch whose runs
+   * the history lost fails, saying so, rather than leave comparisons short.
+   */
+  static boolean keptEveryRun(String historyUrl, String runId, String runner, String mode, long expected)
+      throws java.sql.SQLException {
+    long kept;
+    try (ResultsHistory history = new ResultsHistory(historyUrl)) {
+      kept = history.count(runId, runner, mode);
+    }
+    if (kept == expected) {
+      return true;
+    }
+    System.out.printf(Locale.ROOT,
+        "LOST RUNS: the results history %s holds %d runs of %s (%s) under run id %s once reopened, not the %d recorded:"
+            + " its dashboard and comparisons miss the others%n",
+        historyUrl, kept, runner, mode, runId, expected);
+    return false;
   }
 
   static NexmarkConfig config(NexmarkOptions options, int query) {

@@ -43,6 +43,28 @@ class LauncherTest {
   }
 
   /**
+   * A history that does not keep what a launch recorded (here an in-memory H2 database, gone once
+   * its last connection closes) fails the launch, though every query ran correctly: the comparisons
+   * drawn from it would silently miss those runs.
+   */
+  @Test
+  void aHistoryThatLosesTheLaunchsRunsFailsTheLaunch(@TempDir Path dir) throws Exception {
+    boolean ok = Launcher.run(new String[] {
+      "--runner=DirectRunner", "--query=2", "--numEvents=1000",
+      "--historyUrl=jdbc:h2:mem:lost-" + System.nanoTime(), "--dashboard=" + dir.resolve("dashboard.html"),
+      "--runId=lost"});
+    assertThat("a launch whose runs the history lost", ok, is(false));
+
+    String kept = "jdbc:h2:" + dir.resolve("kept");
+    boolean correct = Launcher.run(new String[] {
+      "--runner=DirectRunner", "--query=2", "--numEvents=1000",
+      "--historyUrl=" + kept, "--dashboard=" + dir.resolve("dashboard.html"), "--runId=kept"});
+    assertThat("a launch whose runs the history kept", correct, is(true));
+    assertThat(Launcher.keptEveryRun(kept, "kept", "DirectRunner", "BATCH", 1), is(true));
+    assertThat(Launcher.keptEveryRun(kept, "kept", "DirectRunner", "BATCH", 2), is(false));
+  }
+
+  /**
    * A rate-limited stream (10,000 events/s, 3 s of it) on WeirRunner: query 1's latency is
    * recorded, from each bid's arrival to its output. No output can wait longer than the whole run,
    * nor appear before its bid arrived; the first second is the warm-up and not counted.

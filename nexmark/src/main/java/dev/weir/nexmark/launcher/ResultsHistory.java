@@ -92,6 +92,20 @@ public final class ResultsHistory implements AutoCloseable {
     }
   }
 
+  /** How many runs the history holds of this run id, runner and mode. */
+  public long count(String runId, String runner, String mode) throws SQLException {
+    try (PreparedStatement s = connection.prepareStatement(
+        "SELECT COUNT(*) FROM nexmark_runs WHERE run_id = ? AND runner = ? AND mode = ?")) {
+      s.setString(1, runId);
+      s.setString(2, runner);
+      s.setString(3, mode);
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
   /** Every run, oldest first. */
   public List<RunRecord> all() throws SQLException {
     List<RunRecord> runs = new ArrayList<>();
