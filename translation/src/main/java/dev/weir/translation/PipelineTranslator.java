@@ -14,6 +14,7 @@ import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PValue;
 import org.apache.spark.SparkContext;
+import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
@@ -254,6 +255,10 @@ public final class PipelineTranslator {
         // Spark's "noop" sink runs the whole plan without turning rows back into objects, and
         // as a Dataset action it shows in the Spark UI's SQL tab under the step's name.
         leaf.getValue().write().format("noop").mode(SaveMode.Overwrite).save();
+      }
+      for (Map.Entry<String, JavaRDD<?>> leaf : context.rddLeaves().entrySet()) {
+        sc.setJobDescription(leaf.getKey());
+        Rdds.drain(leaf.getValue());
       }
     } finally {
       sc.setJobDescription(null);

@@ -113,6 +113,20 @@ public final class Rdds {
     runJob(rdd.rdd(), new ForEachPartition<>(f));
   }
 
+  /** Computes every partition of {@code rdd} and drops its elements: one job. */
+  public static <T> void drain(JavaRDD<T> rdd) {
+    foreachPartition(rdd, new Drain<>());
+  }
+
+  private static final class Drain<T> implements VoidFunction<Iterator<T>> {
+    @Override
+    public void call(Iterator<T> partition) {
+      while (partition.hasNext()) {
+        partition.next();
+      }
+    }
+  }
+
   /**
    * Through the overload that takes {@code (TaskContext, Iterator) => U}: the one that takes
    * {@code Iterator => U} wraps it in a lambda of {@link SparkContext}'s own, and Spark's cleaner

@@ -44,6 +44,8 @@ public final class TranslationContext {
   private final Map<PCollection<?>, List<AppliedPTransform<?, ?, ?>>> sharedPasses;
   /** Per PCollection of {@link #sharedPasses}, the persisted outputs of its one pass, once built. */
   private final Map<PCollection<?>, Dataset<?>> sharedPassOutputs = new HashMap<>();
+  /** The same, where {@code pc} is an RDD: its pass runs on the RDD. */
+  private final Map<PCollection<?>, JavaRDD<?>> sharedPassRdds = new HashMap<>();
   private final TimePolicies policies;
   private final PipelineMetrics metrics;
   private final @Nullable StreamingEpoch streaming;
@@ -152,6 +154,19 @@ public final class TranslationContext {
     return p;
   }
 
+  /** The persisted outputs of the one pass over {@code pc}, an RDD; null before its first reader built them. */
+  @SuppressWarnings("unchecked")
+  public <T> @Nullable JavaRDD<T> sharedPassRdd(PCollection<?> pc) {
+    return (JavaRDD<T>) sharedPassRdds.get(pc);
+  }
+
+  /** Keeps the outputs of the one pass over the RDD {@code pc}, persisted once in {@code coder}. */
+  public <T> JavaRDD<T> putSharedPassRdd(PCollection<?> pc, JavaRDD<T> outputs, Coder<T> coder) {
+    JavaRDD<T> p = persistOnce(outputs, coder);
+    sharedPassRdds.put(pc, p);
+    return p;
+  }
+
   /**
    * {@code work} as if {@code step} were being translated (its name, inputs and outputs), then
    * back to the current step: for a step that builds what others need, as the first reader of a
@@ -246,14 +261,15 @@ public final class TranslationContext {
   /**
    * Registers the elements of {@code pc} as an RDD. When more than one transform reads it, it is
    * persisted once, Beam-encoded (a persisted block may be written to disk or read by another
-   * executor, and Beam's values need not be Java-serializable); {@code persisted}: {@code rdd}
-   * only decodes blocks that are persisted already.
+   * executor, and Beam's values need not be Java-serializable), unless they read it in one pass
+   * ({@link #sharedPassReaders}); {@code persisted}: {@code rdd} only decodes blocks that are
+   * persisted already.
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
   public <T> void putRdd(PCollection<T> pc, JavaRDD<WindowedValue<T>> rdd, boolean persisted) {
     int readers = consumers.getOrDefault(pc, 0);
     JavaRDD<WindowedValue<T>> named = rdd;
-    if (readers > 1 && !persisted) {
+    if (readers > 1 && !persisted && !sharedPasses.containsKey(pc)) {
       named = persistOnce(rdd, (Coder) SideInputData.elementCoder(pc));
     }
     rdds.put(pc, named);
@@ -384,7 +400,7 @@ public final class TranslationContext {
     return leaves;
   }
 
-  /** RDDs that no transform reads (streaming): the rest of an epoch, evaluated with {@link #leaves}. */
+  /** RDDs that no transform reads: evaluated with {@link #leaves}. */
   public Map<String, JavaRDD<?>> rddLeaves() {
     return rddLeaves;
   }

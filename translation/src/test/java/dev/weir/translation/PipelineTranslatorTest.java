@@ -67,6 +67,54 @@ class PipelineTranslatorTest implements java.io.Serializable {
     assertThat(CountingFn.CALLS.get(), equalTo(4));
   }
 
+  /**
+   * Reads, stateless ParDos, one with several outputs, a Combine, a GroupByKey
+   * and a Flatten run Beam's code alone: their jobs run on RDDs, with no Spark SQL query to plan.
+   */
+  @Test
+  void beamStepsAloneRunWithoutPlanningASparkSqlQuery() {
+    Collected.VALUES.clear();
+    Pipeline p = TestSpark.pipeline();
+    PCollection<KV<String, Integer>> input =
+        p.apply(Create.of(KV.of("a", 1), KV.of("a", 2), KV.of("b", 3)));
+    PCollection<KV<String, Integer>> sums = input.apply("Sum", org.apache.beam.sdk.transforms.Sum.integersPerKey());
+    PCollection<KV<String, Iterable<Integer>>> groups =
+        input.apply("Group", org.apache.beam.sdk.transforms.GroupByKey.create());
+    org.apache.beam.sdk.values.TupleTag<String> main = new org.apache.beam.sdk.values.TupleTag<>() {};
+    org.apache.beam.sdk.values.TupleTag<String> other = new org.apache.beam.sdk.values.TupleTag<>() {};
+    org.apache.beam.sdk.values.PCollectionTuple both = groups.apply("Both", ParDo.of(new DoFn<KV<String, Iterable<Integer>>, String>() {
+      @ProcessElement
+      public void process(ProcessContext c) {
+        int n = 0;
+        for (Integer ignored : c.element().getValue()) {
+          n++;
+        }
+        c.output("count " + c.element().getKey() + "=" + n);
+        c.output(other, "key " + c.element().getKey());
+      }
+    }).withOutputTags(main, org.apache.beam.sdk.values.TupleTagList.of(other)));
+    PCollection<String> formatted = sums.apply("Format", MapElements.into(TypeDescriptors.strings())
+        .via((KV<String, Integer> kv) -> "sum " + kv.getKey() + "=" + kv.getValue()));
+    org.apache.beam.sdk.values.PCollectionList.of(formatted).and(both.get(main)).and(both.get(other))
+        .apply(org.apache.beam.sdk.transforms.Flatten.pCollections())
+        .apply("Collect", ParDo.of(new Collected()));
+    TestSpark.drainPlans();
+    TestSpark.run(p);
+    assertThat(TestSpark.drainPlans(), hasSize(0));
+    assertThat(Collected.VALUES, org.hamcrest.Matchers.containsInAnyOrder(
+        "sum a=3", "sum b=3", "count a=2", "count b=1", "key a", "key b"));
+  }
+
+  /** Keeps what it reads (on embedded Spark, in this JVM). */
+  static final class Collected extends DoFn<String, Void> {
+    static final java.util.Queue<String> VALUES = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+    @ProcessElement
+    public void process(@Element String value) {
+      VALUES.add(value);
+    }
+  }
+
   @Test
   void explainListsEveryStepWithItsTranslator() {
     Pipeline p = TestSpark.pipeline();

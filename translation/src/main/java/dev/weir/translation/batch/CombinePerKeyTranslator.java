@@ -99,9 +99,9 @@ public final class CombinePerKeyTranslator implements TransformTranslator<Combin
     int partitions = context.shufflePartitions();
     JavaRDD<WindowedValue<KV<Object, Object>>> combined =
         KeyedCombine.combine(
-            context.dataset(input).toJavaRDD(),
+            context.rdd(input),
             new KeyedCombine.Spec(combiner, kvCoder.getKeyCoder(), windowCoder, bufferCoder, KeyedCombine.MAP_SIDE_ENTRIES),
             partitions);
-    context.putDataset(out, context.session().createDataset(combined.rdd(), TranslationContext.encoder(out)));
+    context.putRdd(out, combined, false);
   }
 }

@@ -78,7 +78,7 @@ public final class GroupByKeyTranslator implements TransformTranslator<GroupByKe
     JavaRDD<WindowedValue<KV<Object, Iterable<Object>>>> grouped =
         Rdds.mapPartitions(
             (JavaRDD) byKey, new HashRunGroups(new GroupAlsoByWindow(context.stepName(), strategy, merging)), false);
-    context.putDataset(out, context.session().createDataset(grouped.rdd(), TranslationContext.encoder(out)));
+    context.putRdd(out, grouped, false);
   }
 
   /**

@@ -25,6 +25,7 @@ import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.beam.sdk.values.WindowedValues;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.function.FilterFunction;
 import org.apache.spark.api.java.function.MapFunction;
@@ -79,7 +80,12 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
     boolean stateful =
         DoFnSignatures.requiresTimeSortedInput(transform.getFn()) || DoFnSignatures.isStateful(transform.getFn());
     if (stateful) {
-      putOutputs(context, tags, encoder -> runStateful(spec, context, encoder));
+      putRddOutputs(context, tags, runStateful(spec, context), false);
+      return;
+    }
+    if (context.hasRdd(input)) {
+      // No Catalyst operator reads it: the DoFn runs on the RDD, planned by no query.
+      putRddOutputs(context, tags, runStateless(context.rdd(input), spec), false);
       return;
     }
     Dataset<WindowedValue<Object>> in = context.dataset(input);
@@ -95,23 +101,6 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
   @SuppressWarnings({"unchecked", "rawtypes"})
   private static void translateSharedPass(
       PCollection<Object> input, List<AppliedPTransform<?, ?, ?>> readers, TranslationContext context) {
-    Dataset<WindowedValue<Object>> all = context.sharedPassOutputs(input);
-    if (all == null) {
-      List<DoFnSpec> specs = new ArrayList<>();
-      List<Coder<?>> coders = new ArrayList<>();
-      for (AppliedPTransform<?, ?, ?> reader : readers) {
-        ParDo.MultiOutput<?, ?> parDo = (ParDo.MultiOutput<?, ?>) reader.getTransform();
-        DoFnSpec spec = context.asStep(reader, () -> spec(parDo, context));
-        specs.add(spec);
-        for (TupleTag<?> tag : spec.outputTags) {
-          coders.add(reader.getOutputs().get(tag).getCoder());
-        }
-      }
-      Encoder<WindowedValue<Object>> encoder =
-          (Encoder) CoderEncoders.windowed(UnionCoder.of(coders), TranslationContext.windowCoder(input));
-      all = context.putSharedPassOutputs(
-          input, context.dataset(input).mapPartitions(new SharedPassDoFnFunction(specs), encoder));
-    }
     int offset = 0;
     for (AppliedPTransform<?, ?, ?> reader : readers) {
       if (reader.getFullName().equals(context.stepName())) {
@@ -120,7 +109,48 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
       offset += reader.getOutputs().size();
     }
     ParDo.MultiOutput<?, ?> transform = (ParDo.MultiOutput<?, ?>) context.current().getTransform();
-    putUnionOutputs(context, outputTags(transform.getMainOutputTag(), context), all, offset);
+    List<TupleTag<?>> tags = outputTags(transform.getMainOutputTag(), context);
+    if (context.hasRdd(input)) {
+      JavaRDD<WindowedValue<Object>> all = context.sharedPassRdd(input);
+      if (all == null) {
+        List<DoFnSpec> specs = new ArrayList<>();
+        Coder<Object> union = sharedPassUnionCoder(input, readers, context, specs);
+        all = context.putSharedPassRdd(
+            input,
+            Rdds.mapPartitions(context.rdd(input), new SharedPassDoFnFunction(specs), false),
+            (Coder) WindowedValues.getFullCoder(union, (Coder) TranslationContext.windowCoder(input)));
+      }
+      putRddUnionOutputs(context, tags, all, offset);
+      return;
+    }
+    Dataset<WindowedValue<Object>> all = context.sharedPassOutputs(input);
+    if (all == null) {
+      List<DoFnSpec> specs = new ArrayList<>();
+      Coder<Object> union = sharedPassUnionCoder(input, readers, context, specs);
+      Encoder<WindowedValue<Object>> encoder = CoderEncoders.windowed(union, TranslationContext.windowCoder(input));
+      all = context.putSharedPassOutputs(
+          input, context.dataset(input).mapPartitions(new SharedPassDoFnFunction(specs), encoder));
+    }
+    putUnionOutputs(context, tags, all, offset);
+  }
+
+  /**
+   * Adds every reader's DoFn spec to {@code specs}, in order, and gives the coder of the union of
+   * all their outputs.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static Coder<Object> sharedPassUnionCoder(
+      PCollection<Object> input, List<AppliedPTransform<?, ?, ?>> readers, TranslationContext context, List<DoFnSpec> specs) {
+    List<Coder<?>> coders = new ArrayList<>();
+    for (AppliedPTransform<?, ?, ?> reader : readers) {
+      ParDo.MultiOutput<?, ?> parDo = (ParDo.MultiOutput<?, ?>) reader.getTransform();
+      DoFnSpec spec = context.asStep(reader, () -> spec(parDo, context));
+      specs.add(spec);
+      for (TupleTag<?> tag : spec.outputTags) {
+        coders.add(reader.getOutputs().get(tag).getCoder());
+      }
+    }
+    return (Coder) UnionCoder.of(coders);
   }
 
   /**
@@ -137,7 +167,56 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
     }
   }
 
-  /** A stateless DoFn over each partition of {@code in} (streaming's elements, as an RDD). */
+  /**
+   * Registers the current step's outputs ({@code tags}, main first) as the RDD elements of
+   * {@code union} tagged {@code offset} plus its position, unwrapped.
+   */
+  @SuppressWarnings("unchecked")
+  private static void putRddUnionOutputs(
+      TranslationContext context, List<TupleTag<?>> tags, JavaRDD<WindowedValue<Object>> union, int offset) {
+    for (int i = 0; i < tags.size(); i++) {
+      context.putRdd(
+          (PCollection<Object>) context.outputs().get(tags.get(i)),
+          Rdds.map(Rdds.filter(union, new IsUnionTag(offset + i)), new UnwrapUnion()),
+          false);
+    }
+  }
+
+  /**
+   * Registers a DoFn step's outputs from what it {@code emitted}, as RDDs: the one output's
+   * elements, or a union of every output's, tagged by index ({@link #outputValueCoder}), which
+   * each output filters. {@code persisted}: {@code emitted} decodes blocks persisted already (a
+   * streaming keyed step's result); otherwise a union is persisted, since every output reads it.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public static void putRddOutputs(
+      TranslationContext context, List<TupleTag<?>> tags, JavaRDD<WindowedValue<Object>> emitted, boolean persisted) {
+    Map<TupleTag<?>, PCollection<?>> outputs = context.outputs();
+    if (tags.size() == 1) {
+      context.putRdd((PCollection<Object>) outputs.get(tags.get(0)), emitted, persisted);
+      return;
+    }
+    JavaRDD<WindowedValue<Object>> union = emitted;
+    if (!persisted) {
+      Coder<?> windowCoder = TranslationContext.windowCoder(outputs.get(tags.get(0)));
+      union = context.persistOnce(emitted, (Coder) WindowedValues.getFullCoder(outputValueCoder(tags, context), (Coder) windowCoder));
+    }
+    putRddUnionOutputs(context, tags, union, 0);
+  }
+
+  /** The coder of what a DoFn with outputs {@code tags} emits: its one output's, or their union's. */
+  public static Coder<?> outputValueCoder(List<TupleTag<?>> tags, TranslationContext context) {
+    if (tags.size() == 1) {
+      return context.outputs().get(tags.get(0)).getCoder();
+    }
+    List<Coder<?>> coders = new ArrayList<>();
+    for (TupleTag<?> tag : tags) {
+      coders.add(context.outputs().get(tag).getCoder());
+    }
+    return UnionCoder.of(coders);
+  }
+
+  /** A stateless DoFn over each partition of {@code in}. */
   public static JavaRDD<WindowedValue<Object>> runStateless(JavaRDD<WindowedValue<Object>> in, DoFnSpec spec) {
     return Rdds.mapPartitions(in, new DoFnFunction(spec), false);
   }
@@ -229,8 +308,7 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
    * runner puts a key's elements in timestamp order for {@code @RequiresTimeSortedInput}).
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private static Dataset<WindowedValue<Object>> runStateful(
-      DoFnSpec spec, TranslationContext context, Encoder<WindowedValue<Object>> outputEncoder) {
+  private static JavaRDD<WindowedValue<Object>> runStateful(DoFnSpec spec, TranslationContext context) {
     PCollection<Object> input = context.input();
     Coder<Object> keyCoder = ((KvCoder<Object, Object>) (Coder<?>) input.getCoder()).getKeyCoder();
     JavaRDD<Tuple3<Long, byte[], WindowedValue<Object>>> byKey =
@@ -240,9 +318,7 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
             new GroupByKeyTranslator.GroupingKey(keyCoder, null),
             (Coder) SideInputData.elementCoder(input),
             context.shufflePartitions());
-    JavaRDD<WindowedValue<Object>> out =
-        Rdds.mapPartitions(byKey, new StatefulDoFnFunction(spec, context.policies()), false);
-    return context.session().createDataset(out.rdd(), outputEncoder);
+    return Rdds.mapPartitions(byKey, new StatefulDoFnFunction(spec, context.policies()), false);
   }
 
   private static final class HasUnionTag implements FilterFunction<WindowedValue<Object>> {
@@ -254,6 +330,20 @@ public final class ParDoTranslator implements TransformTranslator<ParDo.MultiOut
 
     @Override
     public boolean call(WindowedValue<Object> value) {
+      return ((RawUnionValue) value.getValue()).getUnionTag() == tag;
+    }
+  }
+
+  /** {@link HasUnionTag} for an RDD's filter. */
+  private static final class IsUnionTag implements org.apache.spark.api.java.function.Function<WindowedValue<Object>, Boolean> {
+    private final int tag;
+
+    IsUnionTag(int tag) {
+      this.tag = tag;
+    }
+
+    @Override
+    public Boolean call(WindowedValue<Object> value) {
       return ((RawUnionValue) value.getValue()).getUnionTag() == tag;
     }
   }

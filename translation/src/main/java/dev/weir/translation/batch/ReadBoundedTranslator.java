@@ -1,5 +1,6 @@
 package dev.weir.translation.batch;
 
+import dev.weir.translation.Rdds;
 import dev.weir.translation.StepFailure;
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
@@ -71,9 +72,9 @@ public final class ReadBoundedTranslator implements TransformTranslator<PTransfo
     // bundles, a few tasks per core.
     int partitions = Math.max(1, Math.min(bundles.size(), TASKS_PER_CORE * parallelism));
     JavaRDD<WindowedValue<Object>> read =
-        jsc.parallelize(bundles, partitions)
-            .flatMap(new ReadBundle(context.stepName(), context.options(), context.metrics()));
-    context.putDataset(out, context.session().createDataset(read.rdd(), TranslationContext.encoder(out)));
+        Rdds.flatMap(
+            jsc.parallelize(bundles, partitions), new ReadBundle(context.stepName(), context.options(), context.metrics()));
+    context.putRdd(out, read, false);
   }
 
   private static long estimatedSize(BoundedSource<?> source, PipelineOptions options) {

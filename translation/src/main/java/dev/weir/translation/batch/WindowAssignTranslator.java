@@ -1,5 +1,6 @@
 package dev.weir.translation.batch;
 
+import dev.weir.translation.Rdds;
 import dev.weir.translation.StepFailure;
 import dev.weir.translation.TransformTranslator;
 import dev.weir.translation.TranslationContext;
@@ -34,11 +35,12 @@ public final class WindowAssignTranslator implements TransformTranslator<Window.
     PCollection<Object> out = context.output();
     WindowFn<Object, BoundedWindow> windowFn =
         (WindowFn<Object, BoundedWindow>) out.getWindowingStrategy().getWindowFn();
-    context.putDataset(
-        out,
-        context
-            .dataset(input)
-            .flatMap(new AssignWindows(context.stepName(), windowFn), TranslationContext.encoder(out)));
+    AssignWindows assign = new AssignWindows(context.stepName(), windowFn);
+    if (context.hasRdd(input)) {
+      context.putRdd(out, Rdds.flatMap(context.rdd(input), assign), false);
+      return;
+    }
+    context.putDataset(out, context.dataset(input).flatMap(assign, TranslationContext.encoder(out)));
   }
 
   /** Each element in the windows {@code windowFn} assigns it (of a Dataset or an RDD). */

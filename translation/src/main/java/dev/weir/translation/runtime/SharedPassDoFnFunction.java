@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import org.apache.beam.sdk.transforms.join.RawUnionValue;
 import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 
 /**
@@ -21,7 +22,8 @@ import org.apache.spark.api.java.function.MapPartitionsFunction;
  * chunk, not per element, and what waits in memory is one chunk and its outputs.
  */
 public final class SharedPassDoFnFunction
-    implements MapPartitionsFunction<WindowedValue<Object>, WindowedValue<Object>> {
+    implements MapPartitionsFunction<WindowedValue<Object>, WindowedValue<Object>>,
+        FlatMapFunction<Iterator<WindowedValue<Object>>, WindowedValue<Object>> {
   /** How many input elements go to one DoFn before the next one gets them. */
   private static final int CHUNK = 256;
 

@@ -22,7 +22,6 @@ import org.apache.beam.sdk.values.PCollection;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
-import org.apache.spark.api.java.function.VoidFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
@@ -132,7 +131,7 @@ public final class EpochLoop {
     sc.setJobDescription(String.join(", ", names));
     JavaRDD<Object> all =
         leaves.size() == 1 ? leaves.get(0) : JavaSparkContext.fromSparkContext(sc).union(leaves.toArray(new JavaRDD[0]));
-    Rdds.foreachPartition(all, new Drain());
+    Rdds.drain(all);
   }
 
   /**
@@ -178,16 +177,6 @@ public final class EpochLoop {
     @Override
     public void processEpoch(TranslationContext context) {
       translator.translate(transform, context);
-    }
-  }
-
-  /** Consumes a partition: its elements were computed for their effects. */
-  private static final class Drain implements VoidFunction<java.util.Iterator<Object>> {
-    @Override
-    public void call(java.util.Iterator<Object> partition) {
-      while (partition.hasNext()) {
-        partition.next();
-      }
     }
   }
 

@@ -8,13 +8,10 @@ import dev.weir.translation.runtime.DoFnSpec;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.HashSet;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
-import org.apache.beam.sdk.transforms.join.RawUnionValue;
-import org.apache.beam.sdk.transforms.join.UnionCoder;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.spark.api.java.JavaRDD;
@@ -31,7 +28,6 @@ import org.apache.beam.sdk.values.WindowedValue;
 import org.apache.beam.sdk.values.WindowedValues;
 import org.apache.spark.api.java.function.FilterFunction;
 import org.apache.spark.api.java.function.FlatMapFunction;
-import org.apache.spark.api.java.function.Function;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
@@ -144,7 +140,7 @@ public final class ParDoStreamingTranslator
         Coder<? extends BoundedWindow> windowCoder = TranslationContext.windowCoder(input);
         keyCoder = ((KvCoder<Object, Object>) input.getCoder()).getKeyCoder();
         elementCoder = (Coder) WindowedValues.getFullCoder(input.getCoder(), windowCoder);
-        outputCoder = (Coder) WindowedValues.getFullCoder(outputValueCoder(tags, context), windowCoder);
+        outputCoder = (Coder) WindowedValues.getFullCoder(ParDoTranslator.outputValueCoder(tags, context), windowCoder);
       }
     }
 
@@ -166,7 +162,7 @@ public final class ParDoStreamingTranslator
         // Sorted within the epoch, as batch sorts its whole input.
         batch.translate(transform, context);
       } else {
-        putOutputs(context, tags, ParDoTranslator.runStateless(context.rdd(context.input()), spec(context)), false);
+        ParDoTranslator.putRddOutputs(context, tags, ParDoTranslator.runStateless(context.rdd(context.input()), spec(context)), false);
       }
       run.reportOutputWatermark(hold);
     }
@@ -210,7 +206,7 @@ public final class ParDoStreamingTranslator
                   true));
       if (run.runsWithLeaves()) {
         KeyedShuffle.settleAfterLeaves(context, plan.run.holds(), partitions, last);
-        putOutputs(context, tags, Rdds.map(out, new CoderFunctions.Decode<>(outputCoder)), false);
+        ParDoTranslator.putRddOutputs(context, tags, Rdds.map(out, new CoderFunctions.Decode<>(outputCoder)), false);
         return null;
       }
       KeyedShuffle.runOnce(context, out, plan.run.holds(), partitions, last);
@@ -218,69 +214,13 @@ public final class ParDoStreamingTranslator
       if (last.emittedNothing(context)) {
         return hold;
       }
-      putOutputs(context, tags, Rdds.map(out, new CoderFunctions.Decode<>(outputCoder)), true);
+      ParDoTranslator.putRddOutputs(context, tags, Rdds.map(out, new CoderFunctions.Decode<>(outputCoder)), true);
       return hold;
     }
   }
 
   private static Instant min(Instant a, Instant b) {
     return a.isBefore(b) ? a : b;
-  }
-
-  /**
-   * The coder of what a keyed DoFn partition emits: the one output's, or a union of every
-   * output's, tagged by index.
-   */
-  static Coder<?> outputValueCoder(List<TupleTag<?>> tags, TranslationContext context) {
-    if (tags.size() == 1) {
-      return context.outputs().get(tags.get(0)).getCoder();
-    }
-    List<Coder<?>> coders = new ArrayList<>();
-    for (TupleTag<?> tag : tags) {
-      coders.add(context.outputs().get(tag).getCoder());
-    }
-    return UnionCoder.of(coders);
-  }
-
-  /**
-   * Registers a DoFn step's outputs from what it {@code emitted}: the one output's elements, or a
-   * union of every output's, tagged by index ({@link #outputValueCoder}), which each output
-   * filters. {@code persisted}: {@code emitted} decodes blocks persisted already (a keyed step's
-   * result); otherwise a union is persisted, since every output reads it.
-   */
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  static void putOutputs(
-      TranslationContext context, List<TupleTag<?>> tags, JavaRDD<WindowedValue<Object>> emitted, boolean persisted) {
-    Map<TupleTag<?>, PCollection<?>> outputs = context.outputs();
-    if (tags.size() == 1) {
-      context.putRdd((PCollection<Object>) outputs.get(tags.get(0)), emitted, persisted);
-      return;
-    }
-    JavaRDD<WindowedValue<Object>> union = emitted;
-    if (!persisted) {
-      Coder<?> windowCoder = TranslationContext.windowCoder(outputs.get(tags.get(0)));
-      union = context.persistOnce(emitted, (Coder) WindowedValues.getFullCoder(outputValueCoder(tags, context), (Coder) windowCoder));
-    }
-    for (int i = 0; i < tags.size(); i++) {
-      context.putRdd(
-          (PCollection<Object>) outputs.get(tags.get(i)),
-          Rdds.map(Rdds.filter(union, new HasUnionTag(i)), new ParDoTranslator.UnwrapUnion()),
-          false);
-    }
-  }
-
-  /** Whether a union element is of output {@code tag}. */
-  private static final class HasUnionTag implements Function<WindowedValue<Object>, Boolean> {
-    private final int tag;
-
-    HasUnionTag(int tag) {
-      this.tag = tag;
-    }
-
-    @Override
-    public Boolean call(WindowedValue<Object> value) {
-      return ((RawUnionValue) value.getValue()).getUnionTag() == tag;
-    }
   }
 
   /**

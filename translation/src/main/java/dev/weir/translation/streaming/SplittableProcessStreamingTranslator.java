@@ -77,7 +77,7 @@ public final class SplittableProcessStreamingTranslator
       processFn = SplittableProcessTranslator.processFnSpec(transform, context);
       tags = ParDoTranslator.outputTags(transform.getMainOutputTag(), context);
       elementCoder = (Coder) WindowedValues.getFullCoder(input.getCoder(), windowCoder);
-      outputCoder = (Coder) WindowedValues.getFullCoder(ParDoStreamingTranslator.outputValueCoder(tags, context), windowCoder);
+      outputCoder = (Coder) WindowedValues.getFullCoder(ParDoTranslator.outputValueCoder(tags, context), windowCoder);
     }
 
     @Override
@@ -118,7 +118,7 @@ public final class SplittableProcessStreamingTranslator
       if (plan.run.holds().value().values().stream().anyMatch(r -> r.hold() < BoundedWindow.TIMESTAMP_MAX_VALUE.getMillis())) {
         run.noteWaiting();
       }
-      ParDoStreamingTranslator.putOutputs(context, tags, Rdds.map(out, new CoderFunctions.Decode<>(plan.outputCoder)), true);
+      ParDoTranslator.putRddOutputs(context, tags, Rdds.map(out, new CoderFunctions.Decode<>(plan.outputCoder)), true);
       run.reportOutputWatermark(hold);
     }
   }
