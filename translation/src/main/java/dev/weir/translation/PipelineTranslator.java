@@ -23,7 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Translates a pipeline onto Spark Datasets, in named passes (a streaming pipeline runs the last
+ * Translates a pipeline onto Spark RDDs and Datasets, in named passes (a streaming pipeline runs the last
  * two every epoch, in {@code streaming.EpochLoop}, through an operator per step built once):
  *
  * <ol>
@@ -31,12 +31,12 @@ import org.slf4j.LoggerFactory;
  *       each node the translator that takes it whole, counts the consumers of every PCollection,
  *       and fails on the first transform nothing can translate, naming the step, the transform
  *       and why. No Spark job runs in this pass.
- *   <li><b>translation</b> ({@link #execute}): each translator builds its lazy Datasets; a
+ *   <li><b>translation</b> ({@link #execute}): each translator builds its lazy RDDs or Datasets; a
  *       PCollection read by several transforms is persisted once, unless in batch its readers
  *       can all run in one pass over it ({@link TransformTranslator#sharesInputPass}); side
  *       inputs are collected and broadcast when first read.
- *   <li><b>evaluation</b>: every leaf Dataset (one that nothing reads) is computed in one Spark
- *       job described by its Beam step name.
+ *   <li><b>evaluation</b>: every leaf (a PCollection that nothing reads) is computed in one
+ *       Spark job described by its Beam step name.
  * </ol>
  */
 public final class PipelineTranslator {

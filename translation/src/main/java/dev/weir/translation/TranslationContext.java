@@ -27,9 +27,10 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * What translators share while one pipeline is translated: the Spark session, the data of every
  * translated PCollection, the views, and the transform being translated now.
  *
- * <p>A PCollection's data is a Dataset (batch, and the few streaming steps that use Spark SQL) or
- * an RDD of its elements (streaming: {@link #putRdd}). An RDD costs no query analysis, encoder
- * binding or code generation when it is built, which a Dataset does every epoch. Either is
+ * <p>A PCollection's data is an RDD of its elements ({@link #putRdd}) wherever the steps that make
+ * it run Beam's code alone, or a Dataset where Spark SQL does the work (a triggered grouping, a
+ * reshuffle). An RDD costs no query analysis, encoder binding or code generation when it is
+ * built, which a Dataset does once per pipeline in batch and every epoch in streaming. Either is
  * turned into the other when a step asks for it ({@link #dataset}, {@link #rdd}).
  *
  * <p>A PCollection with several consumers (main or side input) is persisted once, so that it
